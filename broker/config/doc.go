@@ -1,0 +1,89 @@
+// Package config is the broker and topic configuration of kafgo, with
+// Kafka's server.properties and topic-config names, types, defaults and
+// validation (Kafka 2.8/3.x in ZooKeeper mode).
+//
+// # Sources and precedence
+//
+// A broker key's value comes from the first of these that sets it:
+//
+//  1. dynamic per-broker config (Broker.Set; IncrementalAlterConfigs on
+//     the broker's resource), source DYNAMIC_BROKER_CONFIG;
+//  2. dynamic cluster default (Broker.SetClusterDefault; the broker
+//     resource with an empty name), DYNAMIC_DEFAULT_BROKER_CONFIG;
+//  3. static config: the YAML file, then command-line flags and --override
+//     over it, STATIC_BROKER_CONFIG;
+//  4. Kafka's default, DEFAULT_CONFIG.
+//
+// Some settings have several spellings, resolved after the layers above:
+// log.retention.ms > log.retention.minutes > log.retention.hours (a
+// negative result means forever, -1; zero is refused); log.roll.ms >
+// log.roll.hours; log.roll.jitter.ms > log.roll.jitter.hours; log.dirs >
+// log.dir; log.flush.interval.ms, else log.flush.scheduler.interval.ms;
+// zookeeper.connection.timeout.ms, else zookeeper.session.timeout.ms;
+// advertised.listeners, else listeners.
+//
+// A topic key's value is its override (/config/topics/<topic>), else the
+// broker's effective value of its synonym (retention.ms ← log.retention.ms
+// and its spellings, segment.bytes ← log.segment.bytes, max.message.bytes ←
+// message.max.bytes, ...), else Kafka's topic default.
+//
+// # File format
+//
+// The config file is YAML whose keys are Kafka's dotted names:
+//
+//	broker.id: 0
+//	listeners: PLAINTEXT://127.0.0.1:9092
+//	log.dirs: ./data
+//
+// Nested mappings join their keys with dots (log: {dirs: ./data} is
+// log.dirs); a YAML list is accepted where Kafka takes a comma list
+// (listeners, log.dirs, log.cleanup.policy, ...) and a YAML mapping where
+// it takes NAME:VALUE pairs (listener.security.protocol.map). Scalars are
+// read as written, with Kafka's parsing: booleans are true or false only,
+// integers plain decimal. A null value (key: or key: ~) leaves the key at
+// its default. A key given twice, in any spelling, is refused, as are
+// unknown keys and bad values; errors carry the file name and line.
+//
+// # Decisions where Kafka leaves a choice
+//
+//   - Metadata store: no zookeeper.connect selects the embedded
+//     single-broker store; Kafka would refuse to start.
+//   - broker.id -1 (the default): 0 on the embedded store. With
+//     zookeeper.connect it stays -1 in BrokerID and the metadata store
+//     generates one above reserved.broker.max.id, as Kafka does, and sets
+//     BrokerID (or refuses, when broker.id.generation.enable is false, which
+//     Load already checks).
+//   - Listeners: only PLAINTEXT. A listener mapped to SSL, SASL_PLAINTEXT or
+//     SASL_SSL is refused, saying so; TLS keys themselves are accepted and
+//     unused, so an existing server.properties loads.
+//   - Advertised listeners with an empty host advertise os.Hostname(), as
+//     Kafka advertises the local host name, or 127.0.0.1 if the OS cannot
+//     name itself. 0.0.0.0 (and ::) are refused as advertised hosts, so
+//     listeners on 0.0.0.0 need advertised.listeners. Port 0 is passed
+//     through; the server patches the bound port into both lists.
+//   - Class-typed keys (authorizer.class.name, metric.reporters,
+//     principal.builder.class, the policy classes): accepted only empty or at
+//     Kafka's default class, because Java plugins cannot be loaded and
+//     silently dropping one, an authorizer above all, would be unsafe.
+//   - Keys Kafka removed (host.name, port, ...) and KRaft keys (process.roles,
+//     node.id, ...) are refused with advice; unknown keys suggest the
+//     nearest known key.
+//   - compression.type: Kafka's broker-side names (uncompressed, not none).
+//   - A few keys Kafka leaves unchecked but that fail at runtime are range
+//     checked (negative timeouts, socket buffers of 0,
+//     group.min.session.timeout.ms above the max).
+//   - admin.listener (kafgo only): host:port of the HTTP admin endpoint
+//     (/metrics, /v1 JSON). Default empty, off, so several brokers on one
+//     host never collide and nothing listens unasked; config/dev.yaml sets
+//     127.0.0.1:9644.
+//   - listeners, advertised.listeners and listener.security.protocol.map are
+//     read-only here (dynamic in Kafka): rebinding a live listener is not
+//     supported.
+//
+// # Errors
+//
+// Every refusal is an *Error naming the key and the value (hidden for
+// password keys) and, for files, the line; it wraps one of ErrUnknownKey,
+// ErrInvalidValue, ErrReadOnly, ErrDuplicateKey or ErrUnsupported. When
+// several entries are wrong, all are reported, joined.
+package config
