@@ -1,0 +1,272 @@
+package controller
+
+import (
+	"errors"
+	"net"
+	"strconv"
+
+	"kafgo/broker/meta"
+	"kafgo/broker/meta/znode"
+)
+
+func hostPort(host string, port int32) string {
+	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}
+
+// loadBrokers reads the live brokers on becoming controller.
+func (c *Controller) loadBrokers() error {
+	current, err := c.readBrokers(true)
+	if err != nil {
+		return err
+	}
+	for id, info := range current {
+		c.st.live[id] = info
+		c.addChannel(info)
+	}
+	return nil
+}
+
+// readBrokers reads /brokers/ids (setting a child watch when watch is
+// true) and every registration with its czxid, the broker epoch.
+func (c *Controller) readBrokers(watch bool) (map[int32]*brokerInfo, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	if err := meta.EnsurePath(ctx, c.store, znode.BrokerIDsPath); err != nil {
+		return nil, err
+	}
+	var ids []string
+	var err error
+	if watch {
+		var ev <-chan meta.Event
+		ids, _, ev, err = c.store.ChildrenW(ctx, znode.BrokerIDsPath)
+		if err == nil {
+			c.watch(ev, c.onBrokerChange)
+		}
+	} else {
+		ids, _, err = c.store.Children(ctx, znode.BrokerIDsPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]*brokerInfo{}
+	for _, s := range ids {
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			continue
+		}
+		id := int32(n)
+		data, stat, err := c.store.Get(ctx, znode.BrokerIDPath(id))
+		if errors.Is(err, meta.ErrNoNode) {
+			continue // it left between the listing and the read
+		}
+		if err != nil {
+			return nil, err
+		}
+		reg, err := znode.ParseBrokerInfo(data)
+		if err != nil {
+			c.log.Error("unreadable broker registration", "broker", id, "err", err)
+			continue
+		}
+		info := &brokerInfo{id: id, epoch: stat.Czxid}
+		if reg.Rack != "" {
+			rack := reg.Rack
+			info.rack = &rack
+		}
+		for _, e := range reg.Endpoints {
+			info.endpoints = append(info.endpoints, endpoint{listener: e.Listener, host: e.Host, port: e.Port})
+		}
+		out[id] = info
+	}
+	return out, nil
+}
+
+// loadTopics reads every topic, its assignment and partition states, and
+// sets the topic and deletion watches.
+func (c *Controller) loadTopics() error {
+	names, err := c.readTopicNames(true)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		t, err := c.readTopic(name)
+		if err != nil {
+			c.fail("read topic "+name, err)
+			continue
+		}
+		c.st.topics[name] = t
+	}
+	return nil
+}
+
+func (c *Controller) readTopicNames(watch bool) ([]string, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	if err := meta.EnsurePath(ctx, c.store, znode.BrokerTopicsPath); err != nil {
+		return nil, err
+	}
+	if !watch {
+		names, _, err := c.store.Children(ctx, znode.BrokerTopicsPath)
+		return names, err
+	}
+	names, _, ev, err := c.store.ChildrenW(ctx, znode.BrokerTopicsPath)
+	if err != nil {
+		return nil, err
+	}
+	c.watch(ev, c.onTopicChange)
+	return names, nil
+}
+
+// readTopic reads a topic's assignment (with a data watch, for added
+// partitions) and the state of each partition.
+func (c *Controller) readTopic(name string) (*topicInfo, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	data, _, ev, err := c.store.GetW(ctx, znode.TopicPath(name))
+	if err != nil {
+		return nil, err
+	}
+	c.watch(ev, func() { c.onPartitionModification(name) })
+	a, err := znode.ParseTopicAssignment(data)
+	if err != nil {
+		return nil, err
+	}
+	t := &topicInfo{name: name, id: a.TopicID, assignment: a.Partitions, states: map[int32]*partState{}}
+	for p := range a.Partitions {
+		data, stat, err := c.store.Get(ctx, znode.PartitionStatePath(name, p))
+		if errors.Is(err, meta.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := znode.ParsePartitionState(data)
+		if err != nil {
+			c.log.Error("unreadable partition state; treating the partition as new", "topic", name, "partition", p, "err", err)
+			continue
+		}
+		t.states[p] = &partState{leader: s.Leader, leaderEpoch: s.LeaderEpoch, isr: s.ISR, controllerEpoch: s.ControllerEpoch, zkVersion: stat.Version, exists: true}
+	}
+	return t, nil
+}
+
+func (c *Controller) readDeleteRequests(watch bool) ([]string, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	if err := meta.EnsurePath(ctx, c.store, znode.DeleteTopicsPath); err != nil {
+		return nil, err
+	}
+	if !watch {
+		names, _, err := c.store.Children(ctx, znode.DeleteTopicsPath)
+		return names, err
+	}
+	names, _, ev, err := c.store.ChildrenW(ctx, znode.DeleteTopicsPath)
+	if err != nil {
+		return nil, err
+	}
+	c.watch(ev, c.onDeleteTopics)
+	return names, nil
+}
+
+func (c *Controller) removeDeleteRequest(name string) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	if err := c.store.Delete(ctx, znode.DeleteTopicPath(name), -1); err != nil && !errors.Is(err, meta.ErrNoNode) {
+		c.fail("remove delete request "+name, err)
+	}
+}
+
+func encodeState(ps *partState) ([]byte, error) {
+	return znode.PartitionState{ControllerEpoch: ps.controllerEpoch, Leader: ps.leader, LeaderEpoch: ps.leaderEpoch, ISR: ps.isr}.Marshal()
+}
+
+// createState writes a new partition's state znode, fenced by our epoch.
+func (c *Controller) createState(p tp, ps *partState) bool {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	data, err := encodeState(ps)
+	if err != nil {
+		c.fail("encode state", err)
+		return false
+	}
+	if err := meta.EnsurePath(ctx, c.store, znode.PartitionPath(p.Topic, p.Partition)); err != nil {
+		c.fail("create partition path", err)
+		return false
+	}
+	results, err := c.store.Multi(ctx,
+		meta.CheckOp{Path: znode.ControllerEpochPath, Version: c.st.epochZkVersion},
+		meta.CreateOp{Path: znode.PartitionStatePath(p.Topic, p.Partition), Data: data, Mode: meta.Persistent},
+	)
+	if fenced(results, err) {
+		c.resign("fenced by a newer controller epoch")
+		return false
+	}
+	if errors.Is(err, meta.ErrNodeExists) {
+		// Someone initialised it before us (an earlier term): adopt it.
+		return c.reloadState(p)
+	}
+	if err != nil {
+		c.fail("create state "+p.String(), err)
+		return false
+	}
+	ps.exists = true
+	ps.zkVersion = 0
+	c.st.topics[p.Topic].states[p.Partition] = ps
+	return true
+}
+
+// updateState replaces a partition's state, conditional on its zkVersion
+// and fenced by our epoch. On success the in-memory state is the new one.
+func (c *Controller) updateState(p tp, next *partState) bool {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	data, err := encodeState(next)
+	if err != nil {
+		c.fail("encode state", err)
+		return false
+	}
+	results, err := c.store.Multi(ctx,
+		meta.CheckOp{Path: znode.ControllerEpochPath, Version: c.st.epochZkVersion},
+		meta.SetOp{Path: znode.PartitionStatePath(p.Topic, p.Partition), Data: data, Version: next.zkVersion},
+	)
+	if fenced(results, err) {
+		c.resign("fenced by a newer controller epoch")
+		return false
+	}
+	if err != nil {
+		c.fail("update state "+p.String(), err)
+		c.reloadState(p)
+		return false
+	}
+	next.exists = true
+	next.zkVersion = results[1].Stat.Version
+	c.st.topics[p.Topic].states[p.Partition] = next
+	return true
+}
+
+func (c *Controller) reloadState(p tp) bool {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	data, stat, err := c.store.Get(ctx, znode.PartitionStatePath(p.Topic, p.Partition))
+	if err != nil {
+		return false
+	}
+	s, err := znode.ParsePartitionState(data)
+	if err != nil {
+		return false
+	}
+	c.st.topics[p.Topic].states[p.Partition] = &partState{leader: s.Leader, leaderEpoch: s.LeaderEpoch, isr: s.ISR, controllerEpoch: s.ControllerEpoch, zkVersion: stat.Version, exists: true}
+	return true
+}
+
+// deleteTopicZnodes removes a deleted topic's assignment, states and config
+// and finally the deletion request.
+func (c *Controller) deleteTopicZnodes(name string) error {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	for _, path := range []string{znode.TopicPath(name), znode.TopicConfigPath(name), znode.DeleteTopicPath(name)} {
+		if err := meta.DeleteRecursive(ctx, c.store, path); err != nil && !errors.Is(err, meta.ErrNoNode) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// DefaultMaxResponseSize bounds a response frame the Client accepts. Memory
+// grows with the bytes that arrive, so the cap is about sanity, not DoS.
+const DefaultMaxResponseSize = 256 << 20
+
+// ErrClientClosed is returned for requests on a closed Client.
+var ErrClientClosed = errors.New("wire: client closed")
+
+// unsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
+const unsupportedVersion = 35
+
+// Client sends kmsg requests over one connection. It pipelines: any number
+// of goroutines may call Request concurrently; writes are serialized (which
+// fixes the correlation-id order) and responses, which Kafka returns in
+// request order, are matched to callers first-in first-out and checked
+// against their correlation id. A mismatch, a bad frame or an I/O error
+// breaks the connection and fails every outstanding request.
+type Client struct {
+	nc       net.Conn
+	format   *kmsg.RequestFormatter
+	maxResp  int32
+	wmu      sync.Mutex // serializes writes; guards corr and wbuf
+	corr     int32
+	wbuf     []byte
+	mu       sync.Mutex // guards waiting and err
+	waiting  []*call
+	err      error
+	readDone chan struct{}
+	close    sync.Once
+}
+
+type call struct {
+	corr     int32
+	flexResp bool
+	ch       chan callResult // buffered: the reader never blocks on a caller that gave up
+}
+
+type callResult struct {
+	body []byte
+	err  error
+}
+
+// Dial connects to addr (host:port) and returns a Client that sends clientID
+// in every request header.
+func Dial(ctx context.Context, addr, clientID string) (*Client, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("wire: dial %s: %w", addr, err)
+	}
+	return NewClient(nc, clientID), nil
+}
+
+// NewClient wraps an established connection (e.g. TLS, or a test pipe).
+func NewClient(nc net.Conn, clientID string) *Client {
+	c := &Client{
+		nc:       nc,
+		format:   kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID)),
+		maxResp:  DefaultMaxResponseSize,
+		readDone: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// RemoteAddr is the address of the peer.
+func (c *Client) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
+
+// Request sends req at the version set on it (SetVersion) and returns the
+// decoded response. Produce with acks=0 gets no response from Kafka, so it
+// returns (nil, nil) once written. If ctx ends while waiting, Request returns
+// ctx's error and the late response is discarded; the connection stays
+// usable. An ApiVersions request answered with UNSUPPORTED_VERSION returns
+// the v0 response the broker sends in that case (check ErrorCode and retry
+// at the advertised version).
+func (c *Client) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	key, version := req.Key(), req.GetVersion()
+	noResponse := false
+	if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
+		noResponse = true
+	}
+	cl := &call{flexResp: ResponseFlexible(key, req.IsFlexible()), ch: make(chan callResult, 1)}
+	if err := c.send(ctx, req, cl, noResponse); err != nil {
+		return nil, err
+	}
+	if noResponse {
+		return nil, nil
+	}
+	var res callResult
+	select {
+	case res = <-cl.ch:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wire: %s v%d: %w", kmsg.NameForKey(key), version, ctx.Err())
+	}
+	if res.err != nil {
+		return nil, res.err
+	}
+	return decodeResponse(req, res.body)
+}
+
+// send assigns the correlation id, registers cl and writes the request.
+func (c *Client) send(ctx context.Context, req kmsg.Request, cl *call, noResponse bool) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("wire: %s: %w", kmsg.NameForKey(req.Key()), err)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.corr++
+	if c.corr < 0 { // wrap without going negative
+		c.corr = 0
+	}
+	cl.corr = c.corr
+	c.wbuf = c.format.AppendRequest(c.wbuf[:0], req, cl.corr)
+	// Registered before writing: the response may arrive before Write returns.
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	if !noResponse {
+		c.waiting = append(c.waiting, cl)
+	}
+	c.mu.Unlock()
+
+	dl, _ := ctx.Deadline()
+	_ = c.nc.SetWriteDeadline(dl)
+	_, err := c.writeCancelable(ctx)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // do not pin one large request's buffer forever
+	}
+	if err != nil {
+		// A partial frame corrupts the stream for everyone: give up on it.
+		err = fmt.Errorf("wire: write %s: %w", kmsg.NameForKey(req.Key()), err)
+		c.fail(err)
+		return err
+	}
+	return nil
+}
+
+// writeCancelable writes wbuf; a cancel of ctx (even without a deadline)
+// unblocks a stuck write by moving the write deadline into the past.
+func (c *Client) writeCancelable(ctx context.Context) (int, error) {
+	if ctx.Done() == nil {
+		return c.nc.Write(c.wbuf)
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = c.nc.SetWriteDeadline(longAgo)
+		close(fired)
+	})
+	n, err := c.nc.Write(c.wbuf)
+	if !stop() {
+		// The callback started: wait for it, or it could clobber the
+		// deadline of the next request's write.
+		<-fired
+	}
+	return n, err
+}
+
+func decodeResponse(req kmsg.Request, body []byte) (kmsg.Response, error) {
+	key, version := req.Key(), req.GetVersion()
+	resp := req.ResponseKind()
+	// A broker that does not support the ApiVersions version we sent answers
+	// in v0 (error_code comes first in every version).
+	if key == apiVersionsKey && version > 0 && len(body) >= 2 && int16(binary.BigEndian.Uint16(body)) == unsupportedVersion {
+		version = 0
+	}
+	resp.SetVersion(version)
+	if err := resp.ReadFrom(body); err != nil {
+		return nil, fmt.Errorf("wire: decode %s v%d response: %w", kmsg.NameForKey(key), version, err)
+	}
+	return resp, nil
+}
+
+func (c *Client) readLoop() {
+	defer close(c.readDone)
+	var sizeBuf [4]byte
+	// Buffered so a small response costs one read syscall, not two.
+	br := bufio.NewReaderSize(c.nc, 4<<10)
+	for {
+		frame, err := readFrame(br, &sizeBuf, 4, c.maxResp)
+		if err != nil {
+			c.fail(fmt.Errorf("wire: read response: %w", err))
+			return
+		}
+		corr := int32(binary.BigEndian.Uint32(frame))
+		c.mu.Lock()
+		if len(c.waiting) == 0 {
+			c.mu.Unlock()
+			c.fail(fmt.Errorf("%w: unsolicited response, correlation id %d", ErrMalformedHeader, corr))
+			return
+		}
+		cl := c.waiting[0]
+		c.waiting[0] = nil
+		c.waiting = c.waiting[1:]
+		c.mu.Unlock()
+		if corr != cl.corr {
+			err := fmt.Errorf("%w: correlation id %d, expected %d", ErrMalformedHeader, corr, cl.corr)
+			cl.ch <- callResult{err: err}
+			c.fail(err)
+			return
+		}
+		body := frame[4:]
+		if cl.flexResp {
+			if body, err = skipTaggedFields(body); err != nil {
+				err = fmt.Errorf("%w: response tags: %w", ErrMalformedHeader, err)
+				cl.ch <- callResult{err: err}
+				c.fail(err)
+				return
+			}
+		}
+		cl.ch <- callResult{body: body}
+	}
+}
+
+// fail breaks the client: records err, closes the socket and fails every
+// outstanding request. Only the first error is kept.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	err = c.err
+	waiting := c.waiting
+	c.waiting = nil
+	c.mu.Unlock()
+	_ = c.nc.Close()
+	for _, cl := range waiting {
+		cl.ch <- callResult{err: err}
+	}
+}
+
+// Close closes the connection; outstanding requests fail with
+// ErrClientClosed. It waits for the reader goroutine to exit.
+func (c *Client) Close() error {
+	var err error
+	c.close.Do(func() {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = ErrClientClosed
+		}
+		c.mu.Unlock()
+		err = c.nc.Close()
+	})
+	<-c.readDone
+	c.fail(ErrClientClosed)
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("wire: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,308 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults applied by NewServer to zero fields of ServerConfig.
+const (
+	DefaultMaxQueuedPerConn = 16
+	DefaultIdleTimeout      = 10 * time.Minute // connections.max.idle.ms
+	DefaultWriteTimeout     = 30 * time.Second
+)
+
+// ErrServerClosed is returned by Start after Shutdown.
+var ErrServerClosed = errors.New("wire: server closed")
+
+// ListenerConfig names one listener.
+type ListenerConfig struct {
+	Name string // e.g. PLAINTEXT; unique within a server
+	Addr string // host:port; port 0 picks a free port
+}
+
+// ServerConfig configures a Server. Zero values mean the documented default.
+type ServerConfig struct {
+	Listeners []ListenerConfig
+	// MaxRequestSize is socket.request.max.bytes (default 100 MiB): a larger
+	// frame closes the connection before anything is allocated for it.
+	MaxRequestSize int32
+	// MaxQueuedPerConn is how many requests one connection may have read but
+	// not yet answered before the reader stops reading (default 16).
+	MaxQueuedPerConn int
+	// IdleTimeout is connections.max.idle.ms (default 10 min; < 0 disables).
+	IdleTimeout time.Duration
+	// WriteTimeout bounds how long a write may make no progress before the
+	// connection is closed (default 30 s; < 0 disables). It is re-armed per
+	// chunk, so it does not limit the size of a response.
+	WriteTimeout time.Duration
+	// SendBufferBytes and RecvBufferBytes are socket.send/receive.buffer.bytes;
+	// <= 0 keeps the OS default (Kafka's -1).
+	SendBufferBytes, RecvBufferBytes int
+	// DisableSendfile makes file Parts use pread + write (debugging, or file
+	// systems where sendfile misbehaves).
+	DisableSendfile bool
+	Logger          *slog.Logger // default slog.Default()
+}
+
+// Stats are the server's counters, read atomically one by one.
+type Stats struct {
+	OpenConns      int64  // currently open connections
+	Accepted       uint64 // connections accepted since start
+	Requests       uint64 // request headers parsed and handed to the handler
+	BytesIn        uint64 // bytes read from clients
+	BytesOut       uint64 // bytes written to clients
+	ClosedForError uint64 // connections closed for bad frames/headers, handler failures, write errors
+	ClosedIdle     uint64 // connections closed after IdleTimeout
+	Panics         uint64 // panics recovered in Serve or a Pending
+}
+
+type serverStats struct {
+	open                                  atomic.Int64
+	accepted, requests, bytesIn, bytesOut atomic.Uint64
+	closedForError, closedIdle, panics    atomic.Uint64
+}
+
+// Server accepts connections on its listeners and serves them with a Handler.
+type Server struct {
+	cfg ServerConfig
+	h   Handler
+	log *slog.Logger
+
+	shutting atomic.Bool
+	done     chan struct{} // closed by Shutdown; wakes accept backoff
+	nextID   atomic.Uint64
+	stats    serverStats
+
+	mu        sync.Mutex
+	started   bool
+	listeners []*listener
+	conns     map[*conn]struct{}
+
+	acceptWG sync.WaitGroup
+	connWG   sync.WaitGroup // one per open connection
+}
+
+type listener struct {
+	name string
+	ln   net.Listener
+}
+
+// NewServer returns a server for cfg; call Start to bind the listeners.
+func NewServer(cfg ServerConfig, h Handler) *Server {
+	if cfg.MaxRequestSize <= 0 {
+		cfg.MaxRequestSize = DefaultMaxRequestSize
+	}
+	if cfg.MaxQueuedPerConn <= 0 {
+		cfg.MaxQueuedPerConn = DefaultMaxQueuedPerConn
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{
+		cfg:   cfg,
+		h:     h,
+		log:   log,
+		done:  make(chan struct{}),
+		conns: make(map[*conn]struct{}),
+	}
+}
+
+// Start binds every listener and starts accepting. If any listener fails, the
+// ones already bound are closed and the error names the failing listener.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutting.Load() {
+		return ErrServerClosed
+	}
+	if s.started {
+		return errors.New("wire: server already started")
+	}
+	if len(s.cfg.Listeners) == 0 {
+		return errors.New("wire: no listeners configured")
+	}
+	seen := make(map[string]bool)
+	var bound []*listener
+	fail := func(err error) error {
+		for _, l := range bound {
+			_ = l.ln.Close()
+		}
+		return err
+	}
+	for _, lc := range s.cfg.Listeners {
+		if lc.Name == "" {
+			return fail(fmt.Errorf("wire: listener at %q has no name", lc.Addr))
+		}
+		if seen[lc.Name] {
+			return fail(fmt.Errorf("wire: duplicate listener name %q", lc.Name))
+		}
+		seen[lc.Name] = true
+		ln, err := net.Listen("tcp", lc.Addr)
+		if err != nil {
+			return fail(fmt.Errorf("wire: listener %s on %s: %w", lc.Name, lc.Addr, err))
+		}
+		bound = append(bound, &listener{name: lc.Name, ln: ln})
+	}
+	s.started = true
+	s.listeners = bound
+	for _, l := range bound {
+		s.log.Info("wire: listening", "listener", l.name, "addr", l.ln.Addr().String())
+		s.acceptWG.Add(1)
+		go s.acceptLoop(l)
+	}
+	return nil
+}
+
+// Addr returns the bound address of the named listener, or nil.
+func (s *Server) Addr(name string) net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.listeners {
+		if l.name == name {
+			return l.ln.Addr()
+		}
+	}
+	return nil
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() Stats {
+	st := &s.stats
+	return Stats{
+		OpenConns:      st.open.Load(),
+		Accepted:       st.accepted.Load(),
+		Requests:       st.requests.Load(),
+		BytesIn:        st.bytesIn.Load(),
+		BytesOut:       st.bytesOut.Load(),
+		ClosedForError: st.closedForError.Load(),
+		ClosedIdle:     st.closedIdle.Load(),
+		Panics:         st.panics.Load(),
+	}
+}
+
+// longAgo is a read deadline in the past: setting it wakes a blocked Read.
+var longAgo = time.Unix(1, 0)
+
+// Shutdown stops accepting, stops reading new requests, waits until ctx ends
+// for the responses already queued to be written, and closes every
+// connection. It returns ctx's error if it had to close connections that were
+// still answering. Calling it again waits again.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.shutting.Swap(true) {
+		close(s.done)
+	}
+	lns := s.listeners
+	s.mu.Unlock()
+
+	for _, l := range lns {
+		_ = l.ln.Close()
+	}
+	s.acceptWG.Wait()
+
+	// No conn can register now (newConn checks shutting under mu), so the
+	// snapshot is complete. The reader checks shutting after arming its own
+	// deadline, so this past deadline cannot be overwritten unseen.
+	for _, c := range s.snapshotConns() {
+		_ = c.nc.SetReadDeadline(longAgo)
+	}
+
+	drained := make(chan struct{})
+	go func() {
+		s.connWG.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+	}
+	open := s.snapshotConns()
+	for _, c := range open {
+		c.close(closeShutdown, nil)
+	}
+	s.log.Warn("wire: shutdown deadline passed, closed connections still answering", "conns", len(open))
+	return fmt.Errorf("wire: shutdown: %w", ctx.Err())
+}
+
+func (s *Server) snapshotConns() []*conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s *Server) acceptLoop(l *listener) {
+	defer s.acceptWG.Done()
+	var backoff time.Duration
+	for {
+		nc, err := l.ln.Accept()
+		if err != nil {
+			if s.shutting.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Typically EMFILE: back off instead of spinning, as net/http does.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.log.Warn("wire: accept failed", "listener", l.name, "err", err, "retry_in", backoff)
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-s.done:
+				t.Stop()
+				return
+			}
+			continue
+		}
+		backoff = 0
+		s.newConn(l.name, nc)
+	}
+}
+
+func (s *Server) newConn(listenerName string, nc net.Conn) {
+	if tc, ok := nc.(*net.TCPConn); ok {
+		if s.cfg.SendBufferBytes > 0 {
+			_ = tc.SetWriteBuffer(s.cfg.SendBufferBytes)
+		}
+		if s.cfg.RecvBufferBytes > 0 {
+			_ = tc.SetReadBuffer(s.cfg.RecvBufferBytes)
+		}
+	}
+	c := newConn(s, listenerName, nc)
+	s.mu.Lock()
+	if s.shutting.Load() {
+		s.mu.Unlock()
+		_ = nc.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	s.mu.Unlock()
+	s.stats.accepted.Add(1)
+	s.stats.open.Add(1)
+	go c.readLoop()
+}
+
+func (s *Server) removeConn(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.stats.open.Add(-1)
+	s.connWG.Done()
+}
