@@ -272,7 +272,12 @@ func (a *Admin) DeleteTopic(ctx context.Context, name string) error {
 
 // TopicConfig reads a topic's config overrides (empty when none).
 func (a *Admin) TopicConfig(ctx context.Context, name string) (map[string]string, error) {
-	data, _, err := a.Store.Get(ctx, znode.TopicConfigPath(name))
+	return a.EntityConfig(ctx, znode.ConfigTypeTopic, name)
+}
+
+// EntityConfig reads an entity's config overrides (empty when none).
+func (a *Admin) EntityConfig(ctx context.Context, entityType, entity string) (map[string]string, error) {
+	data, _, err := a.Store.Get(ctx, znode.EntityConfigPath(entityType, entity))
 	if errors.Is(err, meta.ErrNoNode) {
 		return map[string]string{}, nil
 	}

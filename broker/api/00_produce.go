@@ -1,0 +1,197 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/kafkaerr"
+	"kafgo/broker/record"
+	"kafgo/broker/replica"
+	"kafgo/broker/storage"
+)
+
+func (s *Server) handleProduce(c *Call) Reply {
+	req := c.Req.(*kmsg.ProduceRequest)
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+
+	type slot struct{ ti, pi int }
+	var parts []replica.ProducePartition
+	var slots []slot
+	for ti := range req.Topics {
+		rt := &req.Topics[ti]
+		respTopic := kmsg.NewProduceResponseTopic()
+		respTopic.Topic = rt.Topic
+		for pi := range rt.Partitions {
+			rp := &rt.Partitions[pi]
+			out := kmsg.NewProduceResponseTopicPartition()
+			out.Partition = rp.Partition
+			out.BaseOffset = -1
+			out.LogAppendTime = -1
+			out.LogStartOffset = -1
+			respTopic.Partitions = append(respTopic.Partitions, out)
+		}
+		resp.Topics = append(resp.Topics, respTopic)
+	}
+	setErr := func(ti, pi int, err error) {
+		out := &resp.Topics[ti].Partitions[pi]
+		out.ErrorCode = errCode(err)
+		out.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(err))
+	}
+
+	if req.Acks != 0 && req.Acks != 1 && req.Acks != -1 {
+		for ti := range resp.Topics {
+			for pi := range resp.Topics[ti].Partitions {
+				setErr(ti, pi, kerr.InvalidRequiredAcks)
+			}
+		}
+		return now(resp)
+	}
+	if req.TransactionID != nil {
+		// Transactions are not implemented: say so rather than accept
+		// batches whose commit could never be written.
+		for ti := range resp.Topics {
+			for pi := range resp.Topics[ti].Partitions {
+				setErr(ti, pi, refuse(kerr.TransactionalIDAuthorizationFailed, "transactions are not supported by this broker"))
+			}
+		}
+		return now(resp)
+	}
+
+	appendTime := time.Now().UnixMilli()
+	for ti := range req.Topics {
+		rt := &req.Topics[ti]
+		for pi := range rt.Partitions {
+			rp := &rt.Partitions[pi]
+			tp := storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}
+			if internalTopics[rt.Topic] {
+				setErr(ti, pi, refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic))
+				continue
+			}
+			p, err := s.d.Replicas.LeaderPartition(tp)
+			if err != nil {
+				setErr(ti, pi, err)
+				continue
+			}
+			if err := validateProduceBatch(rp.Records, req.Version, p.Config(), appendTime); err != nil {
+				setErr(ti, pi, err)
+				continue
+			}
+			parts = append(parts, replica.ProducePartition{TP: tp, Batches: rp.Records})
+			slots = append(slots, slot{ti, pi})
+		}
+	}
+
+	results := s.d.Replicas.AppendToLeaders(req.Acks, parts)
+	fill := func() {
+		for i, r := range results {
+			sl := slots[i]
+			out := &resp.Topics[sl.ti].Partitions[sl.pi]
+			if r.Err != nil {
+				setErr(sl.ti, sl.pi, r.Err)
+				continue
+			}
+			out.BaseOffset = r.Info.FirstOffset
+			out.LogStartOffset = r.LogStartOffset
+			if cfg, ok := s.partitionConfig(r.TP); ok && cfg.LogAppendTime {
+				out.LogAppendTime = appendTime
+			}
+		}
+	}
+
+	switch req.Acks {
+	case 0:
+		// No response; but a failed acks=0 produce closes the connection so
+		// the client notices, as Kafka does.
+		fill()
+		failed := false
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				failed = failed || p.ErrorCode != 0
+			}
+		}
+		return func() Result { return Result{None: true, Close: failed} }
+	case 1:
+		fill()
+		return now(resp)
+	}
+	timeout := time.Duration(req.TimeoutMillis) * time.Millisecond
+	return func() Result {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
+		defer cancel()
+		s.d.Replicas.WaitForAcks(ctx, timeout, results)
+		fill()
+		return Result{Resp: resp}
+	}
+}
+
+func (s *Server) partitionConfig(tp storage.TopicPartition) (replica.PartitionConfig, bool) {
+	p, ok := s.d.Replicas.Partition(tp)
+	if !ok {
+		return replica.PartitionConfig{}, false
+	}
+	return p.Config(), true
+}
+
+// validateProduceBatch applies Kafka's leader-side checks to one partition's
+// records: Produce v3+ carries exactly one v2 batch; its size, CRC, records
+// and codec must pass; compacted topics need keys. It stamps LogAppendTime
+// topics' batches with the broker's time.
+func validateProduceBatch(b []byte, version int16, cfg replica.PartitionConfig, appendTime int64) error {
+	if len(b) == 0 {
+		return refuse(kerr.InvalidRecord, "produce request carries no records")
+	}
+	if magic, err := record.PeekMagic(b); err == nil && magic != record.MagicV2 {
+		return refuse(kerr.InvalidRecord, "produce request v%d requires magic 2 record batches, got magic %d", version, magic)
+	}
+	if len(b) < record.BatchHeaderSize {
+		return refuse(kerr.CorruptMessage, "record batch is %d bytes, shorter than its header", len(b))
+	}
+	h, err := record.ParseBatchHeader(b)
+	if err != nil {
+		return refuse(kerr.CorruptMessage, "%v", err)
+	}
+	if h.Size() != len(b) {
+		if h.Size() < len(b) {
+			return refuse(kerr.InvalidRecord, "produce requests v3+ must contain exactly one record batch")
+		}
+		return refuse(kerr.CorruptMessage, "record batch claims %d bytes, request holds %d", h.Size(), len(b))
+	}
+	if cfg.MaxMessageBytes > 0 && int64(len(b)) > int64(cfg.MaxMessageBytes) {
+		return refuse(kerr.MessageTooLarge, "record batch of %d bytes exceeds max.message.bytes %d", len(b), cfg.MaxMessageBytes)
+	}
+	if h.Codec() == record.CodecZstd && version < 7 {
+		return kerr.UnsupportedCompressionType
+	}
+	if h.IsTransactional() || h.IsControl() {
+		return refuse(kerr.InvalidRecord, "transactional and control batches are not accepted from clients")
+	}
+	// Decompression is bounded: a batch may not inflate past what a topic
+	// could store as one message set, guarding against compression bombs.
+	maxInflated := int(max(int64(cfg.MaxMessageBytes), 1<<20)) * 64
+	if _, err := record.ValidateBatch(b, maxInflated); err != nil {
+		if record.KindOf(err) == record.KindInvalid {
+			return refuse(kerr.InvalidRecord, "%v", err)
+		}
+		return refuse(kerr.CorruptMessage, "%v", err)
+	}
+	if cfg.Compact {
+		// Compaction keeps the latest record per key: a keyless record
+		// could never be compacted, so Kafka refuses it.
+		batch, err := record.ParseBatch(b, maxInflated)
+		if err != nil {
+			return refuse(kerr.CorruptMessage, "%v", err)
+		}
+		for i := range batch.Records {
+			if batch.Records[i].Key == nil {
+				return refuse(kerr.InvalidRecord, "Compacted topic cannot accept message without key in topic partition.")
+			}
+		}
+	}
+	if cfg.LogAppendTime {
+		record.SetMaxTimestamp(b, true, appendTime)
+	}
+	return nil
+}

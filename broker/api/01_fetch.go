@@ -1,0 +1,92 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/replica"
+	"kafgo/broker/storage"
+)
+
+func (s *Server) handleFetch(c *Call) Reply {
+	req := c.Req.(*kmsg.FetchRequest)
+	version := req.Version
+
+	// Only brokers may fetch as replicas (DESIGN: a consumer claiming a
+	// replica id would read past the HW). Brokers reach us on the
+	// inter-broker listener and name a live broker id.
+	replicaID := req.ReplicaID
+	if replicaID >= 0 {
+		if c.Conn != nil && c.Conn.Listener != s.d.InterBrokerListener {
+			replicaID = -1
+		} else if _, live := s.d.Cache.View().Broker(replicaID); !live {
+			if _, hosted := s.anyPartitionReplica(replicaID, req); !hosted {
+				replicaID = -1
+			}
+		}
+	}
+
+	fr := replica.FetchRequest{
+		ReplicaID: replicaID,
+		MaxWait:   time.Duration(req.MaxWaitMillis) * time.Millisecond,
+		MinBytes:  req.MinBytes,
+		MaxBytes:  req.MaxBytes,
+	}
+	if version < 3 {
+		fr.MaxBytes = 0
+	}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			fr.Partitions = append(fr.Partitions, replica.FetchPartition{
+				TP:                 storage.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				FetchOffset:        p.FetchOffset,
+				LogStartOffset:     p.LogStartOffset,
+				MaxBytes:           p.PartitionMaxBytes,
+				CurrentLeaderEpoch: epochOrNone(version >= 9, p.CurrentLeaderEpoch),
+				LastFetchedEpoch:   epochOrNone(version >= 12, p.LastFetchedEpoch),
+			})
+		}
+	}
+	if req.SessionID != 0 || req.SessionEpoch > 0 {
+		// We never create fetch sessions (KIP-227 allows answering every
+		// fetch in full), so an incremental fetch names an unknown session.
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
+		return now(resp)
+	}
+	return func() Result {
+		ctx, cancel := context.WithTimeout(context.Background(), fr.MaxWait+s.d.RequestTimeout)
+		defer cancel()
+		results := s.d.Replicas.Fetch(ctx, fr)
+		return Result{Raw: encodeFetchResponse(version, results)}
+	}
+}
+
+// anyPartitionReplica reports whether id is an assigned replica of a fetched
+// partition: a follower restarting may fetch before the controller's
+// UpdateMetadata lists it as live again.
+func (s *Server) anyPartitionReplica(id int32, req *kmsg.FetchRequest) (storage.TopicPartition, bool) {
+	view := s.d.Cache.View()
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			if st, ok := view.Partition(t.Topic, p.Partition); ok {
+				for _, r := range st.Replicas {
+					if r == id {
+						return storage.TopicPartition{Topic: t.Topic, Partition: p.Partition}, true
+					}
+				}
+			}
+		}
+	}
+	return storage.TopicPartition{}, false
+}
+
+func epochOrNone(has bool, e int32) int32 {
+	if !has {
+		return -1
+	}
+	return e
+}

@@ -1,0 +1,52 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/storage"
+)
+
+func (s *Server) handleListOffsets(c *Call) Reply {
+	req := c.Req.(*kmsg.ListOffsetsRequest)
+	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+	// Replicas (and the -2 debug id) see up to the LEO; consumers up to the HW.
+	fromReplica := req.ReplicaID >= 0 || req.ReplicaID == -2
+	for _, rt := range req.Topics {
+		ot := kmsg.NewListOffsetsResponseTopic()
+		ot.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			op := kmsg.NewListOffsetsResponseTopicPartition()
+			op.Partition = rp.Partition
+			op.Timestamp, op.Offset, op.LeaderEpoch = -1, -1, -1
+			p, err := s.d.Replicas.LeaderPartition(storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
+			if err == nil {
+				epoch := rp.CurrentLeaderEpoch
+				if req.Version < 4 {
+					epoch = -1
+				}
+				var off, ts int64
+				var le int32
+				off, ts, le, err = p.ListOffset(epoch, rp.Timestamp, fromReplica)
+				if err == nil {
+					op.Offset, op.Timestamp, op.LeaderEpoch = off, ts, le
+					if req.Version == 0 {
+						// v0 answers a list of offsets, at most MaxNumOffsets.
+						if off >= 0 && rp.MaxNumOffsets > 0 {
+							op.OldStyleOffsets = []int64{off}
+						}
+					}
+				}
+			}
+			if err != nil {
+				op.ErrorCode = errCode(err)
+			}
+			if req.Version == 0 && rp.Timestamp == -3 {
+				op.ErrorCode = kerr.UnsupportedVersion.Code
+			}
+			ot.Partitions = append(ot.Partitions, op)
+		}
+		resp.Topics = append(resp.Topics, ot)
+	}
+	return now(resp)
+}

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/controller"
+	"kafgo/broker/metacache"
+	"kafgo/internal/topicname"
+)
+
+func (s *Server) handleMetadata(c *Call) Reply {
+	req := c.Req.(*kmsg.MetadataRequest)
+	resp := req.ResponseKind().(*kmsg.MetadataResponse)
+	view := s.d.Cache.View()
+	listener := c.Listener(s.d.InterBrokerListener)
+
+	for _, b := range view.SortedBrokers() {
+		e, ok := b.Endpoint(listener)
+		if !ok {
+			continue // Kafka lists only brokers reachable on this listener
+		}
+		rb := kmsg.NewMetadataResponseBroker()
+		rb.NodeID, rb.Host, rb.Port, rb.Rack = b.ID, e.Host, e.Port, b.Rack
+		resp.Brokers = append(resp.Brokers, rb)
+	}
+	clusterID := s.d.ClusterID
+	resp.ClusterID = &clusterID
+	resp.ControllerID = view.ControllerID
+
+	// A null topic list (v1+), or an empty one at v0, means every topic.
+	all := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
+	if all {
+		for _, name := range view.SortedTopicNames() {
+			resp.Topics = append(resp.Topics, s.topicMetadata(view, name, listener))
+		}
+		return now(resp)
+	}
+	// v0-v3 always allow auto-creation; v4+ ask for it.
+	allowAuto := s.d.Config().AutoCreateTopicsEnable && (req.Version < 4 || req.AllowAutoTopicCreation)
+	for _, rt := range req.Topics {
+		var name string
+		if rt.Topic != nil {
+			name = *rt.Topic
+		} else if t, ok := view.TopicByID(rt.TopicID); ok {
+			name = t.Name
+		} else {
+			mt := kmsg.NewMetadataResponseTopic()
+			mt.TopicID = rt.TopicID
+			mt.ErrorCode = kerr.UnknownTopicID.Code
+			resp.Topics = append(resp.Topics, mt)
+			continue
+		}
+		if _, ok := view.Topic(name); ok {
+			resp.Topics = append(resp.Topics, s.topicMetadata(view, name, listener))
+			continue
+		}
+		mt := kmsg.NewMetadataResponseTopic()
+		mt.Topic = kmsg.StringPtr(name)
+		switch {
+		case topicname.Validate(name) != nil:
+			mt.ErrorCode = kerr.InvalidTopicException.Code
+		case allowAuto && !internalTopics[name]:
+			mt.ErrorCode = s.autoCreate(name)
+		default:
+			mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		}
+		resp.Topics = append(resp.Topics, mt)
+	}
+	return now(resp)
+}
+
+// autoCreate asks for the topic and answers LEADER_NOT_AVAILABLE, Kafka's
+// "created, retry shortly"; a lost race with another creator is the same.
+func (s *Server) autoCreate(name string) int16 {
+	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
+	defer cancel()
+	if err := s.autoCreateTopic(ctx, name); err != nil && errCode(err) != kerr.TopicAlreadyExists.Code {
+		s.log.Warn("auto-creating topic failed", "topic", name, "err", err)
+		if ke := kafkaError(err); ke != kerr.KafkaStorageError {
+			return ke.Code
+		}
+		return kerr.UnknownTopicOrPartition.Code
+	}
+	return kerr.LeaderNotAvailable.Code
+}
+
+func (s *Server) topicMetadata(view *metacache.View, name, listener string) kmsg.MetadataResponseTopic {
+	t, _ := view.Topic(name)
+	mt := kmsg.NewMetadataResponseTopic()
+	mt.Topic = kmsg.StringPtr(name)
+	mt.TopicID = t.ID
+	mt.IsInternal = internalTopics[name]
+	for _, p := range t.SortedPartitions() {
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition = p.Partition
+		mp.Leader = p.Leader
+		mp.LeaderEpoch = p.LeaderEpoch
+		mp.Replicas = append([]int32{}, p.Replicas...)
+		mp.ISR = append([]int32{}, p.ISR...)
+		mp.OfflineReplicas = append([]int32{}, p.OfflineReplicas...)
+		leader, live := view.Broker(p.Leader)
+		switch {
+		case p.Leader < 0 || !live:
+			mp.ErrorCode = kerr.LeaderNotAvailable.Code
+			mp.Leader = -1
+		default:
+			if _, ok := leader.Endpoint(listener); !ok {
+				mp.ErrorCode = kerr.ListenerNotFound.Code
+			}
+		}
+		mt.Partitions = append(mt.Partitions, mp)
+	}
+	return mt
+}
+
+// autoCreateTopic creates a topic with the broker's defaults.
+func (s *Server) autoCreateTopic(ctx context.Context, name string) error {
+	cfg := s.d.Config()
+	_, err := s.d.Admin.CreateTopic(ctx, controller.TopicSpec{
+		Name:              name,
+		Partitions:        cfg.NumPartitions,
+		ReplicationFactor: cfg.DefaultReplicationFactor,
+		Configs:           map[string]string{},
+	}, false)
+	return err
+}

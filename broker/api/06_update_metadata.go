@@ -1,0 +1,53 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/metacache"
+)
+
+func (s *Server) handleUpdateMetadata(c *Call) Reply {
+	req := c.Req.(*kmsg.UpdateMetadataRequest)
+	resp := req.ResponseKind().(*kmsg.UpdateMetadataResponse)
+	if !s.fromBroker(c) {
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return now(resp)
+	}
+	if view := s.d.Cache.View(); req.ControllerEpoch < view.ControllerEpoch {
+		resp.ErrorCode = kerr.StaleControllerEpoch.Code
+		return now(resp)
+	}
+	u := metacache.Update{
+		ControllerID:    req.ControllerID,
+		ControllerEpoch: req.ControllerEpoch,
+		TopicIDs:        map[string][16]byte{},
+	}
+	for _, b := range req.LiveBrokers {
+		mb := metacache.Broker{ID: b.ID, Rack: b.Rack}
+		for _, e := range b.Endpoints {
+			mb.Endpoints = append(mb.Endpoints, metacache.Endpoint{Listener: e.ListenerName, Host: e.Host, Port: e.Port})
+		}
+		u.Brokers = append(u.Brokers, mb)
+	}
+	for _, ts := range req.TopicStates {
+		if ts.TopicID != ([16]byte{}) {
+			u.TopicIDs[ts.Topic] = ts.TopicID
+		}
+		for _, ps := range ts.PartitionStates {
+			u.Partitions = append(u.Partitions, metacache.Partition{
+				Topic:           ts.Topic,
+				Partition:       ps.Partition,
+				ControllerEpoch: ps.ControllerEpoch,
+				Leader:          ps.Leader,
+				LeaderEpoch:     ps.LeaderEpoch,
+				ISR:             ps.ISR,
+				PartitionEpoch:  ps.ZKVersion,
+				Replicas:        ps.Replicas,
+				OfflineReplicas: ps.OfflineReplicas,
+			})
+		}
+	}
+	s.d.Cache.Apply(u)
+	return now(resp)
+}

@@ -1,0 +1,25 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+const apiVersionsKey = 18
+
+func (s *Server) handleAPIVersions(c *Call) Reply {
+	resp := c.Req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	resp.ApiKeys = append(resp.ApiKeys, s.versions...)
+	return now(resp)
+}
+
+// unsupportedAPIVersions is the v0-format body Kafka sends for an
+// ApiVersions request at a version it does not know (KIP-511): the error
+// plus our ranges, so the client retries at our maximum.
+func (s *Server) unsupportedAPIVersions() []byte {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.Version = 0
+	resp.ErrorCode = kerr.UnsupportedVersion.Code
+	resp.ApiKeys = append(resp.ApiKeys, s.versions...)
+	return resp.AppendTo(nil)
+}

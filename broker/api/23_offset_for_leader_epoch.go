@@ -1,0 +1,33 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/storage"
+)
+
+func (s *Server) handleOffsetForLeaderEpoch(c *Call) Reply {
+	req := c.Req.(*kmsg.OffsetForLeaderEpochRequest)
+	resp := req.ResponseKind().(*kmsg.OffsetForLeaderEpochResponse)
+	for _, rt := range req.Topics {
+		ot := kmsg.NewOffsetForLeaderEpochResponseTopic()
+		ot.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			op := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
+			op.Partition = rp.Partition
+			op.LeaderEpoch, op.EndOffset = -1, -1
+			p, err := s.d.Replicas.LeaderPartition(storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
+			if err == nil {
+				current := rp.CurrentLeaderEpoch
+				if req.Version < 2 {
+					current = -1
+				}
+				op.LeaderEpoch, op.EndOffset, err = p.OffsetForLeaderEpoch(current, rp.LeaderEpoch)
+			}
+			op.ErrorCode = errCode(err)
+			ot.Partitions = append(ot.Partitions, op)
+		}
+		resp.Topics = append(resp.Topics, ot)
+	}
+	return now(resp)
+}

@@ -1,0 +1,41 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"kafgo/broker/config"
+	"kafgo/broker/controller"
+	"kafgo/broker/metacache"
+	"kafgo/broker/replica"
+	"kafgo/broker/storage"
+)
+
+// Deps are the broker parts handlers use.
+type Deps struct {
+	BrokerID            int32
+	ClusterID           string
+	InterBrokerListener string
+	Cache               *metacache.Cache
+	Replicas            *replica.Manager
+	Logs                *storage.Manager
+	Controller          *controller.Controller
+	Admin               *controller.Admin
+	Logger              *slog.Logger
+
+	// Config returns the broker's current configuration.
+	Config func() *config.Broker
+	// TopicOverrides returns a topic's config overrides.
+	TopicOverrides func(topic string) map[string]string
+	// AlterBrokerConfig persists dynamic broker configs (entity is a broker
+	// id or "<default>") and applies them.
+	AlterBrokerConfig func(ctx context.Context, entity string, configs map[string]string) error
+	// NextProducerID allocates a producer id.
+	NextProducerID func(ctx context.Context) (int64, error)
+	// RequestTimeout bounds in-handler waits that have no client timeout.
+	RequestTimeout time.Duration
+}
+
+// internalTopics are topics clients may not produce to.
+var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true}

@@ -1,0 +1,19 @@
+// Package api serves the Kafka protocol on top of the broker's parts: one
+// file per API key (00_produce.go, 01_fetch.go, ...), each decoding its
+// request with franz-go's kmsg, doing the work through the replica manager,
+// the metadata cache, the controller or the group coordinator, and encoding
+// a response at the request's version.
+//
+// Rules every handler follows:
+//   - ApiVersions advertises exactly the version ranges registered here, and
+//     every registered version is served by the handler (kmsg encodes the
+//     version-dependent fields; handlers fill every field a version has).
+//   - An unknown API key, an unadvertised version or an undecodable body
+//     closes the connection, as Kafka does; ApiVersions with a version too new
+//     is answered in the v0 format with UNSUPPORTED_VERSION so the client can
+//     retry lower (KIP-511).
+//   - Errors reach clients as Kafka error codes from franz-go's kerr table
+//     (errors.go maps the broker's own errors onto it).
+//   - Nothing a request carries is trusted: sizes, counts, offsets and
+//     record bytes are validated before anything is stored.
+package api

@@ -1,0 +1,31 @@
+package api
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+// registerAll is the table of served APIs and versions: ApiVersions
+// advertises exactly this. Inter-broker APIs are served at the versions our
+// controller and followers send.
+func (s *Server) registerAll() {
+	s.register(kmsg.NewPtrProduceRequest(), 3, 9, s.handleProduce)
+	s.register(kmsg.NewPtrFetchRequest(), 4, 12, s.handleFetch)
+	s.register(kmsg.NewPtrListOffsetsRequest(), 0, 7, s.handleListOffsets)
+	s.register(kmsg.NewPtrMetadataRequest(), 0, 12, s.handleMetadata)
+	s.register(kmsg.NewPtrLeaderAndISRRequest(), 5, 5, s.handleLeaderAndISR)
+	s.register(kmsg.NewPtrStopReplicaRequest(), 3, 3, s.handleStopReplica)
+	s.register(kmsg.NewPtrUpdateMetadataRequest(), 7, 7, s.handleUpdateMetadata)
+	s.register(kmsg.NewPtrControlledShutdownRequest(), 3, 3, s.handleControlledShutdown)
+	s.register(kmsg.NewPtrApiVersionsRequest(), 0, 3, s.handleAPIVersions)
+	s.register(kmsg.NewPtrCreateTopicsRequest(), 0, 7, s.handleCreateTopics)
+	s.register(kmsg.NewPtrDeleteTopicsRequest(), 0, 6, s.handleDeleteTopics)
+	s.register(kmsg.NewPtrDeleteRecordsRequest(), 0, 2, s.handleDeleteRecords)
+	s.register(kmsg.NewPtrInitProducerIDRequest(), 0, 4, s.handleInitProducerID)
+	s.register(kmsg.NewPtrOffsetForLeaderEpochRequest(), 0, 4, s.handleOffsetForLeaderEpoch)
+	s.register(kmsg.NewPtrDescribeConfigsRequest(), 0, 4, s.handleDescribeConfigs)
+	s.register(kmsg.NewPtrAlterConfigsRequest(), 0, 2, s.handleAlterConfigs)
+	s.register(kmsg.NewPtrDescribeLogDirsRequest(), 0, 4, s.handleDescribeLogDirs)
+	s.register(kmsg.NewPtrCreatePartitionsRequest(), 0, 3, s.handleCreatePartitions)
+	s.register(kmsg.NewPtrElectLeadersRequest(), 0, 2, s.handleElectLeaders)
+	s.register(kmsg.NewPtrIncrementalAlterConfigsRequest(), 0, 1, s.handleIncrementalAlterConfigs)
+	s.register(kmsg.NewPtrAlterPartitionRequest(), 1, 1, s.handleAlterPartition)
+	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
+}

@@ -1,0 +1,181 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/wire"
+)
+
+// Call is one decoded request.
+type Call struct {
+	Header   wire.RequestHeader
+	Conn     *wire.ConnInfo // nil for in-process calls
+	Req      kmsg.Request
+	Received time.Time
+}
+
+// ClientID is the request's client id, "" when null.
+func (c *Call) ClientID() string {
+	if c.Header.ClientID == nil {
+		return ""
+	}
+	return *c.Header.ClientID
+}
+
+// Listener is the listener the request arrived on; in-process calls use the
+// inter-broker listener.
+func (c *Call) Listener(def string) string {
+	if c.Conn == nil {
+		return def
+	}
+	return c.Conn.Listener
+}
+
+// Result is a handler's answer: a kmsg response to encode, a pre-encoded
+// body (Fetch), or nothing (Produce acks=0).
+type Result struct {
+	Resp  kmsg.Response
+	Raw   *wire.Response
+	None  bool
+	Close bool
+}
+
+// Reply produces the Result; it may block (long poll, acks=all), and is run
+// in request order by the connection writer.
+type Reply func() Result
+
+func now(r kmsg.Response) Reply { return func() Result { return Result{Resp: r} } }
+
+type handlerFunc func(c *Call) Reply
+
+type apiHandler struct {
+	key        int16
+	minVersion int16
+	maxVersion int16
+	fn         handlerFunc
+}
+
+// Server dispatches decoded requests to handlers. It implements wire.Handler.
+type Server struct {
+	d        *Deps
+	log      *slog.Logger
+	handlers map[int16]*apiHandler
+	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
+}
+
+// New builds the dispatcher over the broker's parts.
+func New(d *Deps) *Server {
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}}
+	s.registerAll()
+	keys := make([]int16, 0, len(s.handlers))
+	for k := range s.handlers {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		h := s.handlers[k]
+		v := kmsg.NewApiVersionsResponseApiKey()
+		v.ApiKey, v.MinVersion, v.MaxVersion = h.key, h.minVersion, h.maxVersion
+		s.versions = append(s.versions, v)
+	}
+	return s
+}
+
+func (s *Server) register(req kmsg.Request, minV, maxV int16, fn handlerFunc) {
+	if maxV > req.MaxVersion() {
+		panic(fmt.Sprintf("api: key %d registered up to v%d, kmsg knows v%d", req.Key(), maxV, req.MaxVersion()))
+	}
+	s.handlers[req.Key()] = &apiHandler{key: req.Key(), minVersion: minV, maxVersion: maxV, fn: fn}
+}
+
+// Supported reports the served version range of an API key.
+func (s *Server) Supported(key int16) (minV, maxV int16, ok bool) {
+	h, ok := s.handlers[key]
+	if !ok {
+		return 0, 0, false
+	}
+	return h.minVersion, h.maxVersion, true
+}
+
+// Serve decodes one wire request and runs its handler.
+func (s *Server) Serve(req *wire.Request) wire.Pending {
+	key, version := req.Header.APIKey, req.Header.APIVersion
+	h, ok := s.handlers[key]
+	if !ok {
+		s.log.Info("closing connection: unknown API key", "key", key, "remote", remote(req.Conn))
+		return wire.Ready(&wire.Response{Close: true})
+	}
+	if version < h.minVersion || version > h.maxVersion {
+		if key == apiVersionsKey {
+			return wire.Ready(&wire.Response{Body: s.unsupportedAPIVersions()})
+		}
+		s.log.Info("closing connection: unsupported version", "key", key, "version", version, "remote", remote(req.Conn))
+		return wire.Ready(&wire.Response{Close: true})
+	}
+	kreq := kmsg.RequestForKey(key)
+	kreq.SetVersion(version)
+	if err := kreq.ReadFrom(req.Body); err != nil {
+		s.log.Info("closing connection: malformed request", "key", key, "version", version, "remote", remote(req.Conn), "err", err)
+		return wire.Ready(&wire.Response{Close: true})
+	}
+	reply := h.fn(&Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received})
+	return func() *wire.Response {
+		res := reply()
+		switch {
+		case res.Raw != nil:
+			return res.Raw
+		case res.None:
+			return &wire.Response{None: true, Close: res.Close}
+		}
+		res.Resp.SetVersion(version)
+		return &wire.Response{Body: res.Resp.AppendTo(nil), Close: res.Close}
+	}
+}
+
+// Local runs a request in process, as if it had arrived from another broker
+// on the inter-broker listener: the controller uses it to talk to its own
+// broker, and a broker to its own controller, through the same handlers.
+func (s *Server) Local(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	h, ok := s.handlers[req.Key()]
+	if !ok {
+		return nil, fmt.Errorf("api: local call to unserved key %d", req.Key())
+	}
+	if v := req.GetVersion(); v < h.minVersion || v > h.maxVersion {
+		return nil, fmt.Errorf("api: local call to key %d v%d outside v%d-v%d", req.Key(), v, h.minVersion, h.maxVersion)
+	}
+	done := make(chan Result, 1)
+	go func() { done <- h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})() }()
+	select {
+	case res := <-done:
+		if res.Resp == nil {
+			return nil, fmt.Errorf("api: local call to key %d gave no response", req.Key())
+		}
+		return res.Resp, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func remote(c *wire.ConnInfo) string {
+	if c == nil || c.Remote == nil {
+		return "local"
+	}
+	return c.Remote.String()
+}
+
+// errCode maps an error to its Kafka code (0 for nil).
+func errCode(err error) int16 {
+	if err == nil {
+		return 0
+	}
+	return kafkaError(err).Code
+}
+
+var _ = kerr.UnknownServerError

@@ -1,0 +1,101 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// ControlType is the type in a control record's key. Types this package
+// does not name (KRaft's LEADER_CHANGE and snapshot markers, future ones)
+// are kept as numbers.
+type ControlType int16
+
+// The control record types of the transaction protocol.
+const (
+	ControlAbort  ControlType = 0
+	ControlCommit ControlType = 1
+)
+
+// String is the name dump-log-segments prints (endTxnMarker: COMMIT).
+func (t ControlType) String() string {
+	switch t {
+	case ControlAbort:
+		return "ABORT"
+	case ControlCommit:
+		return "COMMIT"
+	}
+	return fmt.Sprintf("UNKNOWN(%d)", int16(t))
+}
+
+// ControlKey is the key of a control record: version int16, type int16.
+type ControlKey struct {
+	Version int16
+	Type    ControlType
+}
+
+const controlKeySize = 4
+
+// ParseControlKey decodes a control record key. Bytes after the type are
+// ignored, as Kafka does, since a later key version may add fields.
+func ParseControlKey(b []byte) (ControlKey, error) {
+	if len(b) < controlKeySize {
+		return ControlKey{}, corruptf(len(b), "control key", "need %d bytes, have %d", controlKeySize, len(b))
+	}
+	k := ControlKey{
+		Version: int16(binary.BigEndian.Uint16(b)),
+		Type:    ControlType(binary.BigEndian.Uint16(b[2:])),
+	}
+	if k.Version < 0 {
+		return k, corruptf(0, "control key version", "%d is negative", k.Version)
+	}
+	return k, nil
+}
+
+// AppendTo appends the key's wire form.
+func (k ControlKey) AppendTo(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(k.Version))
+	return binary.BigEndian.AppendUint16(dst, uint16(k.Type))
+}
+
+// EndTxnMarker is the value of an ABORT or COMMIT control record: version
+// int16, coordinatorEpoch int32.
+type EndTxnMarker struct {
+	Version          int16
+	CoordinatorEpoch int32
+}
+
+const endTxnMarkerSize = 6
+
+// ParseEndTxnMarker decodes an end-transaction marker value. Bytes after
+// the coordinator epoch are ignored, as for the key.
+func ParseEndTxnMarker(b []byte) (EndTxnMarker, error) {
+	if len(b) < endTxnMarkerSize {
+		return EndTxnMarker{}, corruptf(len(b), "end txn marker", "need %d bytes, have %d", endTxnMarkerSize, len(b))
+	}
+	m := EndTxnMarker{
+		Version:          int16(binary.BigEndian.Uint16(b)),
+		CoordinatorEpoch: int32(binary.BigEndian.Uint32(b[2:])),
+	}
+	if m.Version < 0 {
+		return m, corruptf(0, "end txn marker version", "%d is negative", m.Version)
+	}
+	return m, nil
+}
+
+// AppendTo appends the marker's wire form.
+func (m EndTxnMarker) AppendTo(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(m.Version))
+	return binary.BigEndian.AppendUint32(dst, uint32(m.CoordinatorEpoch))
+}
+
+// BuildEndTxnMarker builds the control batch that ends a transaction: one
+// ABORT or COMMIT record in a transactional, uncompressed control batch of
+// the producer, as a partition leader appends for WriteTxnMarkers.
+func BuildEndTxnMarker(baseOffset, producerID int64, producerEpoch int16, typ ControlType, coordinatorEpoch int32, ts int64) ([]byte, error) {
+	b := NewBuilder(baseOffset, CodecNone)
+	b.SetProducer(producerID, producerEpoch, -1)
+	b.SetTransactional(true)
+	b.SetControl(true)
+	b.Append(ts, ControlKey{Type: typ}.AppendTo(nil), EndTxnMarker{CoordinatorEpoch: coordinatorEpoch}.AppendTo(nil), nil)
+	return b.Build()
+}

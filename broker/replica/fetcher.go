@@ -1,0 +1,309 @@
+package replica
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/storage"
+	"kafgo/broker/wire"
+)
+
+// Versions the follower speaks to leaders.
+const (
+	fetchVersion                = 12
+	offsetForLeaderEpochVersion = 3
+	listOffsetsVersion          = 5
+)
+
+// fetchState is one partition in a fetcher.
+type fetchState struct {
+	p          *Partition
+	epoch      int32 // the leader epoch the controller gave us
+	truncating bool  // ask the leader where our epoch ends before fetching
+	outOfRange bool  // ask the leader for its offsets before fetching
+	delayUntil time.Time
+}
+
+type fetcherKey struct {
+	leader int32
+	id     int
+}
+
+// fetcherManager spreads followed partitions over num.replica.fetchers
+// fetchers per leader, as Kafka's ReplicaFetcherManager does.
+type fetcherManager struct {
+	m        *Manager
+	mu       sync.Mutex
+	fetchers map[fetcherKey]*fetcher
+	byTP     map[storage.TopicPartition]*fetcher
+	leaders  map[int32]string // inter-broker address from LeaderAndIsr live_leaders
+}
+
+func newFetcherManager(m *Manager) *fetcherManager {
+	return &fetcherManager{
+		m:        m,
+		fetchers: make(map[fetcherKey]*fetcher),
+		byTP:     make(map[storage.TopicPartition]*fetcher),
+		leaders:  make(map[int32]string),
+	}
+}
+
+func (fm *fetcherManager) rememberLeaders(ls []kmsg.LeaderAndISRRequestLiveLeader) {
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	for _, l := range ls {
+		fm.leaders[l.BrokerID] = net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port)))
+	}
+}
+
+// leaderAddr resolves a leader's inter-broker address: the live_leaders of
+// the last LeaderAndIsr first, the metadata cache second.
+func (fm *fetcherManager) leaderAddr(id int32) (string, error) {
+	if b, ok := fm.m.cfg.Cache.View().Broker(id); ok {
+		if e, ok := b.Endpoint(fm.m.cfg.InterBrokerListener); ok {
+			return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), nil
+		}
+	}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	if a, ok := fm.leaders[id]; ok {
+		return a, nil
+	}
+	return "", fmt.Errorf("replica: no address known for broker %d", id)
+}
+
+func (fm *fetcherManager) add(p *Partition, leader, epoch int32) {
+	h := fnv.New32a()
+	h.Write([]byte(p.tp.String()))
+	key := fetcherKey{leader: leader, id: int(h.Sum32() % uint32(fm.m.cfg.NumFetchers))}
+	fm.mu.Lock()
+	defer fm.mu.Unlock()
+	f, ok := fm.fetchers[key]
+	if !ok {
+		f = newFetcher(fm, key)
+		fm.fetchers[key] = f
+		go f.run()
+	}
+	f.mu.Lock()
+	f.parts[p.tp] = &fetchState{p: p, epoch: epoch, truncating: true}
+	f.mu.Unlock()
+	fm.byTP[p.tp] = f
+	f.poke()
+}
+
+// remove stops fetching tp. When it returns, no fetcher touches the
+// partition's log any more: the fetcher applies responses under its lock.
+func (fm *fetcherManager) remove(tp storage.TopicPartition) {
+	fm.mu.Lock()
+	f, ok := fm.byTP[tp]
+	delete(fm.byTP, tp)
+	fm.mu.Unlock()
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	delete(f.parts, tp)
+	empty := len(f.parts) == 0
+	f.mu.Unlock()
+	if empty {
+		fm.mu.Lock()
+		if cur := fm.fetchers[f.key]; cur == f {
+			f.mu.Lock()
+			stillEmpty := len(f.parts) == 0
+			f.mu.Unlock()
+			if stillEmpty {
+				delete(fm.fetchers, f.key)
+				f.close()
+			}
+		}
+		fm.mu.Unlock()
+	}
+}
+
+func (fm *fetcherManager) shutdown() {
+	fm.mu.Lock()
+	fs := make([]*fetcher, 0, len(fm.fetchers))
+	for k, f := range fm.fetchers {
+		fs = append(fs, f)
+		delete(fm.fetchers, k)
+	}
+	fm.byTP = make(map[storage.TopicPartition]*fetcher)
+	fm.mu.Unlock()
+	for _, f := range fs {
+		f.close()
+		<-f.done
+	}
+}
+
+// fetcher is one connection to one leader, fetching a set of partitions.
+type fetcher struct {
+	fm    *fetcherManager
+	m     *Manager
+	key   fetcherKey
+	mu    sync.Mutex // guards parts; held while applying a response
+	parts map[storage.TopicPartition]*fetchState
+
+	wake     chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+}
+
+func newFetcher(fm *fetcherManager, key fetcherKey) *fetcher {
+	return &fetcher{
+		fm: fm, m: fm.m, key: key,
+		parts: make(map[storage.TopicPartition]*fetchState),
+		wake:  make(chan struct{}, 1),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+}
+
+func (f *fetcher) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fetcher) close() { f.stopOnce.Do(func() { close(f.stop) }) }
+
+// sleep waits d, a poke, or stop; false means stop.
+func (f *fetcher) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-f.stop:
+		return false
+	case <-f.wake:
+		return true
+	case <-t.C:
+		return true
+	}
+}
+
+func (f *fetcher) run() {
+	defer close(f.done)
+	var client *wire.Client
+	defer func() {
+		if client != nil {
+			client.Close()
+		}
+	}()
+	drop := func(err error) {
+		f.m.log.Warn("replica fetcher lost its leader connection", "leader", f.key.leader, "err", err)
+		if client != nil {
+			client.Close()
+			client = nil
+		}
+	}
+	for {
+		select {
+		case <-f.stop:
+			return
+		default:
+		}
+		truncs, ranges, fetches, nextWake := f.plan(f.m.now())
+		if len(truncs)+len(ranges)+len(fetches) == 0 {
+			if !f.sleep(nextWake) {
+				return
+			}
+			continue
+		}
+		if client == nil {
+			var err error
+			client, err = f.dial()
+			if err != nil {
+				f.m.log.Warn("replica fetcher cannot reach leader", "leader", f.key.leader, "err", err)
+				if !f.sleep(f.m.cfg.FetchBackoff) {
+					return
+				}
+				continue
+			}
+		}
+		var err error
+		switch {
+		case len(truncs) > 0:
+			err = f.truncate(client, truncs)
+		case len(ranges) > 0:
+			err = f.resolveOutOfRange(client, ranges)
+		default:
+			err = f.fetch(client, fetches)
+		}
+		if err != nil {
+			drop(err)
+			if !f.sleep(f.m.cfg.FetchBackoff) {
+				return
+			}
+		}
+	}
+}
+
+func (f *fetcher) dial() (*wire.Client, error) {
+	addr, err := f.fm.leaderAddr(f.key.leader)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.m.cfg.RequestTimeout)
+	defer cancel()
+	return wire.Dial(ctx, addr, fmt.Sprintf("broker-%d-fetcher-%d", f.m.brokerID, f.key.id))
+}
+
+// plan sorts the partitions by what they need next. It returns copies of
+// the states so the network round trip runs without the lock.
+func (f *fetcher) plan(now time.Time) (truncs, ranges, fetches []fetchState, nextWake time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	nextWake = time.Second
+	for _, st := range f.parts {
+		if now.Before(st.delayUntil) {
+			if d := st.delayUntil.Sub(now); d < nextWake {
+				nextWake = d
+			}
+			continue
+		}
+		switch {
+		case st.truncating:
+			truncs = append(truncs, *st)
+		case st.outOfRange:
+			ranges = append(ranges, *st)
+		default:
+			fetches = append(fetches, *st)
+		}
+	}
+	return truncs, ranges, fetches, nextWake
+}
+
+// current returns the live state for a planned one, if the partition is
+// still fetched under the same leader epoch. Caller holds f.mu.
+func (f *fetcher) currentLocked(planned fetchState) *fetchState {
+	st, ok := f.parts[planned.p.tp]
+	if !ok || st.p != planned.p || st.epoch != planned.epoch {
+		return nil
+	}
+	return st
+}
+
+func (f *fetcher) delayLocked(st *fetchState) {
+	st.delayUntil = f.m.now().Add(f.m.cfg.FetchBackoff)
+}
+
+func (f *fetcher) request(client *wire.Client, req kmsg.Request) (kmsg.Response, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), f.m.cfg.RequestTimeout+f.m.cfg.FetchWaitMax)
+	defer cancel()
+	go func() {
+		select {
+		case <-f.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return client.Request(ctx, req)
+}

@@ -1,0 +1,264 @@
+package replica
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/metacache"
+	"kafgo/broker/storage"
+)
+
+// ControllerClient sends this broker's requests to the active controller.
+type ControllerClient interface {
+	AlterPartition(ctx context.Context, req *kmsg.AlterPartitionRequest) (*kmsg.AlterPartitionResponse, error)
+}
+
+// Config wires a Manager.
+type Config struct {
+	BrokerID   int32
+	Logs       *storage.Manager
+	Cache      *metacache.Cache
+	ConfigFor  func(topic string) PartitionConfig
+	Controller ControllerClient
+	// InterBrokerListener names the listener followers use to reach leaders.
+	InterBrokerListener string
+
+	ReplicaLagTimeMax    time.Duration // replica.lag.time.max.ms
+	FetchMaxBytes        int32         // replica.fetch.max.bytes
+	FetchMinBytes        int32         // replica.fetch.min.bytes
+	FetchResponseMax     int32         // replica.fetch.response.max.bytes
+	FetchWaitMax         time.Duration // replica.fetch.wait.max.ms
+	FetchBackoff         time.Duration // replica.fetch.backoff.ms
+	NumFetchers          int           // num.replica.fetchers
+	HWCheckpointInterval time.Duration // replica.high.watermark.checkpoint.interval.ms
+	RequestTimeout       time.Duration
+	Logger               *slog.Logger
+	Clock                func() time.Time
+}
+
+// Manager is the set of partition replicas on this broker (Kafka's
+// ReplicaManager).
+type Manager struct {
+	cfg      Config
+	brokerID int32
+	logs     *storage.Manager
+	log      *slog.Logger
+	now      func() time.Time
+
+	mu              sync.RWMutex
+	partitions      map[storage.TopicPartition]*Partition
+	controllerEpoch int32
+	brokerEpoch     int64
+	initialHW       map[storage.TopicPartition]int64
+
+	fetchers *fetcherManager
+
+	// stateChangeMu serialises LeaderAndIsr and StopReplica handling, as the
+	// controller expects them applied in the order it sent them.
+	stateChangeMu sync.Mutex
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// NewManager builds a Manager; Start begins its background work.
+func NewManager(cfg Config) (*Manager, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.NumFetchers <= 0 {
+		cfg.NumFetchers = 1
+	}
+	if cfg.ReplicaLagTimeMax <= 0 {
+		cfg.ReplicaLagTimeMax = 30 * time.Second
+	}
+	if cfg.HWCheckpointInterval <= 0 {
+		cfg.HWCheckpointInterval = 5 * time.Second
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.FetchBackoff <= 0 {
+		cfg.FetchBackoff = time.Second
+	}
+	hws, err := cfg.Logs.ReadHighWatermarks()
+	if err != nil {
+		return nil, fmt.Errorf("replica: reading high watermarks: %w", err)
+	}
+	m := &Manager{
+		cfg:             cfg,
+		brokerID:        cfg.BrokerID,
+		logs:            cfg.Logs,
+		log:             cfg.Logger.With("component", "replica"),
+		now:             cfg.Clock,
+		partitions:      make(map[storage.TopicPartition]*Partition),
+		controllerEpoch: -1,
+		brokerEpoch:     -1,
+		initialHW:       hws,
+		stop:            make(chan struct{}),
+	}
+	m.fetchers = newFetcherManager(m)
+	return m, nil
+}
+
+// Start runs the ISR expiration and HW checkpoint tasks.
+func (m *Manager) Start() {
+	m.wg.Add(2)
+	go m.every(m.cfg.ReplicaLagTimeMax/2, m.shrinkISRs)
+	go m.every(m.cfg.HWCheckpointInterval, func() {
+		if err := m.CheckpointHighWatermarks(); err != nil {
+			m.log.Warn("high watermark checkpoint failed", "err", err)
+		}
+	})
+}
+
+func (m *Manager) every(d time.Duration, f func()) {
+	defer m.wg.Done()
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+			f()
+		}
+	}
+}
+
+// Shutdown stops fetchers and background tasks and writes the final HW
+// checkpoint. The logs themselves are closed by the storage manager.
+func (m *Manager) Shutdown() error {
+	select {
+	case <-m.stop:
+		return nil
+	default:
+	}
+	close(m.stop)
+	m.fetchers.shutdown()
+	m.wg.Wait()
+	return m.CheckpointHighWatermarks()
+}
+
+// SetBrokerEpoch records this broker's epoch (the czxid of its registration),
+// sent with AlterPartition and checked against LeaderAndIsr.
+func (m *Manager) SetBrokerEpoch(epoch int64) {
+	m.mu.Lock()
+	m.brokerEpoch = epoch
+	m.mu.Unlock()
+}
+
+// BrokerEpoch returns the epoch set by SetBrokerEpoch.
+func (m *Manager) BrokerEpoch() int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.brokerEpoch
+}
+
+// Partition returns a hosted partition.
+func (m *Manager) Partition(tp storage.TopicPartition) (*Partition, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	p, ok := m.partitions[tp]
+	return p, ok
+}
+
+// Partitions returns every hosted partition, sorted.
+func (m *Manager) Partitions() []*Partition {
+	m.mu.RLock()
+	out := make([]*Partition, 0, len(m.partitions))
+	for _, p := range m.partitions {
+		out = append(out, p)
+	}
+	m.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].tp, out[j].tp
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		return a.Partition < b.Partition
+	})
+	return out
+}
+
+// LeaderPartition returns the partition if this broker leads it, else the
+// error a client should get: NOT_LEADER_OR_FOLLOWER when the partition is
+// known to the cluster, UNKNOWN_TOPIC_OR_PARTITION when it is not.
+func (m *Manager) LeaderPartition(tp storage.TopicPartition) (*Partition, error) {
+	p, ok := m.Partition(tp)
+	if ok && p.IsLeader() {
+		return p, nil
+	}
+	return nil, m.notLeaderError(tp)
+}
+
+func (m *Manager) notLeaderError(tp storage.TopicPartition) error {
+	if _, known := m.cfg.Cache.View().Partition(tp.Topic, tp.Partition); known {
+		return kerr.NotLeaderForPartition
+	}
+	if _, ok := m.Partition(tp); ok {
+		return kerr.NotLeaderForPartition
+	}
+	return kerr.UnknownTopicOrPartition
+}
+
+// UpdateTopicConfig applies a topic's new configuration to its partitions.
+func (m *Manager) UpdateTopicConfig(topic string) {
+	cfg := m.cfg.ConfigFor(topic)
+	for _, p := range m.Partitions() {
+		if p.tp.Topic == topic {
+			c := cfg
+			p.cfg.Store(&c)
+			p.log.UpdateConfig(cfg.Log)
+		}
+	}
+}
+
+// getOrCreatePartition returns the partition, creating it and its log.
+func (m *Manager) getOrCreatePartition(tp storage.TopicPartition, topicID [16]byte) (*Partition, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.partitions[tp]; ok {
+		return p, nil
+	}
+	cfg := m.cfg.ConfigFor(tp.Topic)
+	l, err := m.logs.GetOrCreateLog(tp, cfg.Log, topicID)
+	if err != nil {
+		return nil, fmt.Errorf("replica: creating log %s: %w", tp, err)
+	}
+	p := &Partition{tp: tp, log: l, m: m, leader: -1, leaderEpoch: -1, partitionEpoch: -1, topicID: topicID}
+	p.cfg.Store(&cfg)
+	hw := m.initialHW[tp]
+	if leo := l.LogEndOffset(); hw > leo {
+		hw = leo
+	}
+	if start := l.LogStartOffset(); hw < start {
+		hw = start
+	}
+	p.hw.Store(hw)
+	m.partitions[tp] = p
+	return p, nil
+}
+
+// CheckpointHighWatermarks writes every partition's HW to
+// replication-offset-checkpoint.
+func (m *Manager) CheckpointHighWatermarks() error {
+	hws := make(map[storage.TopicPartition]int64)
+	for _, p := range m.Partitions() {
+		hws[p.tp] = p.hw.Load()
+	}
+	if len(hws) == 0 {
+		return nil
+	}
+	return m.logs.WriteHighWatermarks(hws)
+}

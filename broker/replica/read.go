@@ -1,0 +1,203 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/storage"
+)
+
+// FetchPartition is one partition of a fetch.
+type FetchPartition struct {
+	TP                 storage.TopicPartition
+	FetchOffset        int64
+	LogStartOffset     int64 // the follower's, -1 from consumers
+	MaxBytes           int32
+	CurrentLeaderEpoch int32 // -1 = not given (no fencing)
+	LastFetchedEpoch   int32 // -1 = not given (Fetch < v12)
+}
+
+// FetchRequest is a decoded Fetch, from a consumer (ReplicaID < 0) or a
+// follower (ReplicaID = its broker id).
+type FetchRequest struct {
+	ReplicaID  int32
+	MaxWait    time.Duration
+	MinBytes   int32
+	MaxBytes   int32
+	Partitions []FetchPartition
+}
+
+// FetchResult is one partition's answer.
+type FetchResult struct {
+	TP               storage.TopicPartition
+	Err              error
+	HighWatermark    int64
+	LastStableOffset int64
+	LogStartOffset   int64
+	Regions          []storage.FileRegion
+	Bytes            int64
+	// Diverging is set when the follower's last fetched epoch ends earlier
+	// on this leader: the follower must truncate to DivergingEndOffset.
+	Diverging          bool
+	DivergingEpoch     int32
+	DivergingEndOffset int64
+}
+
+// Fetch reads every partition and, while fewer than MinBytes are available
+// and no partition failed, waits up to MaxWait for more (Kafka's delayed
+// fetch). A follower's fetch also records its LEO, which can advance the HW.
+func (m *Manager) Fetch(ctx context.Context, req FetchRequest) []FetchResult {
+	deadline := m.now().Add(req.MaxWait)
+	var wake chan struct{}
+	var watched []*Partition
+	defer func() {
+		for _, p := range watched {
+			p.changed.remove(wake)
+		}
+	}()
+	for {
+		results, total, failed := m.readAll(req)
+		remaining := deadline.Sub(m.now())
+		if failed || total >= int64(req.MinBytes) || remaining <= 0 {
+			return results
+		}
+		if wake == nil {
+			wake = make(chan struct{}, 1)
+			for _, fp := range req.Partitions {
+				if p, ok := m.Partition(fp.TP); ok {
+					p.changed.add(wake)
+					watched = append(watched, p)
+				}
+			}
+		}
+		t := time.NewTimer(remaining)
+		select {
+		case <-wake:
+			t.Stop()
+		case <-t.C:
+			return m.readAllFinal(req)
+		case <-ctx.Done():
+			t.Stop()
+			return results
+		case <-m.stop:
+			t.Stop()
+			return results
+		}
+	}
+}
+
+func (m *Manager) readAllFinal(req FetchRequest) []FetchResult {
+	results, _, _ := m.readAll(req)
+	return results
+}
+
+// readAll reads each partition in request order. The response limit is
+// shared: each partition gets at most what remains, and only the first
+// partition with data may exceed it by one batch (KIP-74), so a consumer
+// always makes progress.
+func (m *Manager) readAll(req FetchRequest) (results []FetchResult, total int64, failed bool) {
+	results = make([]FetchResult, len(req.Partitions))
+	remaining := int64(req.MaxBytes)
+	if remaining <= 0 {
+		remaining = 1 << 62
+	}
+	now := m.now()
+	for i, fp := range req.Partitions {
+		limit := int64(fp.MaxBytes)
+		if limit > remaining {
+			limit = remaining
+		}
+		minOne := total == 0
+		r := m.readPartition(req.ReplicaID, fp, int32(min(limit, 1<<31-1)), minOne, now)
+		results[i] = r
+		if r.Err != nil {
+			failed = true
+			continue
+		}
+		total += r.Bytes
+		remaining -= r.Bytes
+		if remaining < 0 {
+			remaining = 0
+		}
+	}
+	return results, total, failed
+}
+
+func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int32, minOne bool, now time.Time) FetchResult {
+	res := FetchResult{TP: fp.TP, HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1}
+	p, ok := m.Partition(fp.TP)
+	if !ok {
+		res.Err = m.notLeaderError(fp.TP)
+		return res
+	}
+	fromFollower := replicaID >= 0
+	var expand bool
+	func() {
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		if !p.isLeaderLocked() {
+			res.Err = kerr.NotLeaderForPartition
+			return
+		}
+		if err := p.checkLeaderEpochLocked(fp.CurrentLeaderEpoch); err != nil {
+			res.Err = err
+			return
+		}
+		leo := p.log.LogEndOffset()
+		res.LogStartOffset = p.log.LogStartOffset()
+		if fromFollower && fp.LastFetchedEpoch >= 0 {
+			epoch, end := p.log.Epochs().EndOffsetFor(fp.LastFetchedEpoch, leo)
+			if epoch < fp.LastFetchedEpoch || end < fp.FetchOffset {
+				res.Diverging, res.DivergingEpoch, res.DivergingEndOffset = true, epoch, end
+				res.HighWatermark = p.hw.Load()
+				res.LastStableOffset = res.HighWatermark
+				return
+			}
+		}
+		if fromFollower && fp.FetchOffset >= res.LogStartOffset && fp.FetchOffset <= leo {
+			var err error
+			expand, err = p.updateFollowerFetchStateLocked(replicaID, fp.FetchOffset, fp.LogStartOffset, now)
+			if err != nil {
+				res.Err = err
+				return
+			}
+		}
+		maxOffset := p.hw.Load()
+		if fromFollower {
+			maxOffset = leo
+		}
+		info, err := p.log.Read(fp.FetchOffset, maxBytes, maxOffset, minOne)
+		res.HighWatermark = p.hw.Load()
+		res.LastStableOffset = res.HighWatermark
+		if err != nil {
+			if errors.Is(err, storage.ErrOffsetOutOfRange) {
+				res.Err = kerr.OffsetOutOfRange
+			} else {
+				res.Err = err
+			}
+			return
+		}
+		res.Regions, res.Bytes = info.Regions, info.Size
+	}()
+	if expand {
+		m.expandISR(p, replicaID)
+	}
+	return res
+}
+
+// checkLeaderEpochLocked fences requests that carry a leader epoch (KIP-320):
+// older than ours means the client missed a leader change, newer means we did.
+func (p *Partition) checkLeaderEpochLocked(current int32) error {
+	switch {
+	case current < 0:
+		return nil
+	case current < p.leaderEpoch:
+		return kerr.FencedLeaderEpoch
+	case current > p.leaderEpoch:
+		return kerr.UnknownLeaderEpoch
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+// Package storage is the partition log of a kafgo broker, byte-compatible
+// with Apache Kafka's own log directories: a Kafka broker can read what this
+// package writes and the other way round.
+//
+// # Directory layout
+//
+// A log dir (log.dirs) holds meta.properties, the per-dir checkpoint files,
+// the clean-shutdown marker and one directory per partition, named
+// "<topic>-<partition>". A partition directory holds segments named by
+// their base offset in 20 zero-padded digits, plus leader-epoch-checkpoint,
+// partition.metadata and producer snapshots:
+//
+//	00000000000000000000.log        batches exactly as written
+//	00000000000000000000.index      offset index
+//	00000000000000000000.timeindex  time index
+//	00000000000000001234.snapshot   producer state as of offset 1234
+//
+// Transient names: "<name>.deleted" (retired by retention or truncation,
+// removed after file.delete.delay.ms), "<name>.tmp" (a checkpoint being
+// written), "<topic>-<p>.<32 hex>-delete" (a deleted partition being
+// removed). All of them are cleaned up on open.
+//
+// # Segment files
+//
+// .log: concatenated RecordBatch v2 batches, no framing of our own. Batch
+// header (big-endian): baseOffset int64, batchLength int32 (bytes after this
+// field), partitionLeaderEpoch int32, magic int8 = 2, crc uint32 (CRC-32C of
+// everything from attributes on), attributes int16 (bits 0-2 codec, 3
+// LogAppendTime, 4 transactional, 5 control), lastOffsetDelta int32,
+// firstTimestamp int64, maxTimestamp int64, producerId int64, producerEpoch
+// int16, baseSequence int32, recordCount int32; then the records. The CRC
+// does not cover baseOffset and partitionLeaderEpoch, which the leader
+// rewrites in place.
+//
+// .index: 8-byte entries, relativeOffset int32 (offset - base) and position
+// int32. When more than index.interval.bytes were appended since the last
+// entry, an append adds (its largest offset, the position where it starts);
+// the first append of a segment never gets one. Lookup takes the greatest
+// entry at or below the target and scans batch headers forward.
+//
+// .timeindex: 12-byte entries, timestamp int64 and relativeOffset int32,
+// taken at the same moments as offset index entries but only when the
+// largest timestamp so far grew; its offset is the first one that carried
+// that timestamp. A leader computes it per record for uncompressed batches,
+// per batch (last offset) for compressed ones and for the whole append under
+// LogAppendTime; a follower and recovery use each batch's last offset (all
+// as Kafka 2.x). The last slot is kept for the entry forced when the segment
+// rolls or closes: the segment's largest timestamp.
+//
+// The active segment's index files are preallocated to segment.index.bytes
+// (rounded down to whole entries) and trimmed to their entries when the
+// segment rolls and when the log closes. They are memory-mapped shared, so
+// lookups are plain memory reads with no syscall; disk blocks for new entries
+// are reserved with fallocate a chunk ahead of use, because a store into a
+// sparse hole of a mapping on a full disk would raise SIGBUS instead of
+// returning ENOSPC. A segment rolls when the next append would pass
+// segment.bytes, when segment.ms passed since its first batch's largest
+// timestamp (or its creation, without timestamps), when either index is full,
+// and when an offset would not fit 31 bits relative to its base.
+//
+// # Checkpoints and metadata
+//
+// Text files written via temp file, fsync, rename and directory fsync:
+//
+//	recovery-point-offset-checkpoint, replication-offset-checkpoint,
+//	log-start-offset-checkpoint (per log dir):
+//	    0\n<count>\n then "<topic> <partition> <offset>\n" per entry
+//	leader-epoch-checkpoint (per partition):
+//	    0\n<count>\n then "<epoch> <startOffset>\n" per entry
+//	partition.metadata: "version: 0\ntopic_id: <22-char base64url id>"
+//	meta.properties (Java properties): "#", a date comment, version=0,
+//	    broker.id=N, cluster.id=<22-char base64url id>
+//
+// Producer snapshot (version 1): version int16, crc uint32 (CRC-32C of the
+// rest), count int32, then per producer 46 bytes: producerId int64, epoch
+// int16, lastSequence int32, lastOffset int64, offsetDelta int32, timestamp
+// int64, coordinatorEpoch int32, currentTxnFirstOffset int64.
+//
+// # Invariants
+//
+//   - One writer, many readers. Writers serialise on the log's mutex; a
+//     reader takes no lock and reads below the published log end offset and
+//     segment size, which are stored only after an append's bytes and index
+//     entries are complete. A reader never sees a torn batch.
+//   - A write that fails is cut back and nothing is published: the log is as
+//     before and stays usable.
+//   - The recovery point only covers fsynced data. It advances on Flush,
+//     flush.messages, flush.ms, and in the background after each roll.
+//   - On an unclean open every segment from the one holding the recovery
+//     point on is re-read; the log ends at the last batch whose length, CRC
+//     and offsets are valid, and its indexes are rebuilt.
+//   - Leader epochs have strictly increasing epochs and non-decreasing start
+//     offsets, and never start at or beyond the log end offset.
+//   - Producer state equals a replay of the log: after any open or
+//     truncation it is the newest snapshot at or below the point of trust
+//     plus every batch after it.
+//   - Every decoded length is checked against the bytes remaining before
+//     anything is allocated for it; bad files are errors, never panics.
+package storage

@@ -1,0 +1,229 @@
+package storage
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// EpochEntry records that leader epoch Epoch began at StartOffset.
+type EpochEntry struct {
+	Epoch       int32
+	StartOffset int64
+}
+
+// undefinedEpoch and undefinedEpochOffset are Kafka's UNDEFINED_EPOCH(_OFFSET).
+const (
+	undefinedEpoch       = -1
+	undefinedEpochOffset = -1
+)
+
+// LeaderEpochCache is KIP-101's leader epoch sequence of a partition, kept in
+// memory and persisted to leader-epoch-checkpoint on every change. Entries
+// have strictly increasing epochs and non-decreasing start offsets.
+// It is safe for concurrent use.
+type LeaderEpochCache struct {
+	mu      sync.RWMutex
+	path    string // "" keeps the cache in memory only
+	entries []EpochEntry
+	logger  *slog.Logger
+}
+
+// OpenLeaderEpochCache loads the cache from path (missing = empty). Entries
+// that break the ordering are dropped with a warning, as Kafka's cache does
+// when it re-assigns the checkpoint on load.
+func OpenLeaderEpochCache(path string, logger *slog.Logger) (*LeaderEpochCache, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	c := &LeaderEpochCache{path: path, logger: logger}
+	if path == "" {
+		return c, nil
+	}
+	entries, err := ReadLeaderEpochCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !c.acceptsLocked(e.Epoch, e.StartOffset) {
+			logger.Warn("storage: dropping out-of-order leader epoch entry", "file", path, "epoch", e.Epoch, "start_offset", e.StartOffset)
+			continue
+		}
+		c.entries = append(c.entries, e)
+	}
+	return c, nil
+}
+
+func (c *LeaderEpochCache) acceptsLocked(epoch int32, start int64) bool {
+	if epoch < 0 || start < 0 {
+		return false
+	}
+	if n := len(c.entries); n > 0 {
+		last := c.entries[n-1]
+		return epoch > last.Epoch && start >= last.StartOffset
+	}
+	return true
+}
+
+// Assign records that epoch starts at startOffset. It is ignored unless epoch
+// is above the latest epoch and startOffset is not below the latest start,
+// which makes it idempotent for the leader calling it on every append.
+func (c *LeaderEpochCache) Assign(epoch int32, startOffset int64) error {
+	if epoch < 0 || startOffset < 0 {
+		return fmt.Errorf("storage: leader epoch (%d, %d): epoch and offset must be >= 0", epoch, startOffset)
+	}
+	c.mu.RLock()
+	ok := c.acceptsLocked(epoch, startOffset)
+	c.mu.RUnlock()
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.acceptsLocked(epoch, startOffset) {
+		return nil
+	}
+	c.entries = append(c.entries, EpochEntry{Epoch: epoch, StartOffset: startOffset})
+	return c.persistLocked()
+}
+
+// LatestEpoch is the highest cached epoch.
+func (c *LeaderEpochCache) LatestEpoch() (int32, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if len(c.entries) == 0 {
+		return undefinedEpoch, false
+	}
+	return c.entries[len(c.entries)-1].Epoch, true
+}
+
+// latestAbove reports whether epoch would be assigned (a fast check on the
+// append path).
+func (c *LeaderEpochCache) latestBelow(epoch int32) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.entries) == 0 || c.entries[len(c.entries)-1].Epoch < epoch
+}
+
+// EndOffsetFor answers OffsetForLeaderEpoch with Kafka's
+// LeaderEpochFileCache.endOffsetFor rules:
+//   - requested is the latest epoch: (latest, logEndOffset);
+//   - requested is UNDEFINED (-1) or above the latest (or the cache is
+//     empty): (-1, -1);
+//   - otherwise, with H the first entry of a higher epoch and F the last
+//     entry with epoch <= requested: (F.epoch, H.start), or (requested,
+//     H.start) when requested is older than every entry.
+func (c *LeaderEpochCache) EndOffsetFor(requested int32, logEndOffset int64) (int32, int64) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if requested == undefinedEpoch {
+		return undefinedEpoch, undefinedEpochOffset
+	}
+	n := len(c.entries)
+	if n > 0 && c.entries[n-1].Epoch == requested {
+		return requested, logEndOffset
+	}
+	hi := -1
+	for i, e := range c.entries {
+		if e.Epoch > requested {
+			hi = i
+			break
+		}
+	}
+	if hi < 0 {
+		return undefinedEpoch, undefinedEpochOffset
+	}
+	if hi == 0 {
+		return requested, c.entries[0].StartOffset
+	}
+	return c.entries[hi-1].Epoch, c.entries[hi].StartOffset
+}
+
+// TruncateFromEnd drops the entries starting at or after endOffset (follower
+// truncation to endOffset).
+func (c *LeaderEpochCache) TruncateFromEnd(endOffset int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if endOffset < 0 {
+		return nil
+	}
+	i := len(c.entries)
+	for i > 0 && c.entries[i-1].StartOffset >= endOffset {
+		i--
+	}
+	if i == len(c.entries) {
+		return nil
+	}
+	c.entries = c.entries[:i]
+	return c.persistLocked()
+}
+
+// TruncateFromStart drops the entries wholly below startOffset when the log
+// start moves: entries starting at or before it go, and the last of them
+// comes back with its start moved up to startOffset, because its epoch still
+// covers the data from there on.
+func (c *LeaderEpochCache) TruncateFromStart(startOffset int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := 0
+	for i < len(c.entries) && c.entries[i].StartOffset <= startOffset {
+		i++
+	}
+	if i == 0 {
+		return nil
+	}
+	last := c.entries[i-1]
+	if i == 1 && last.StartOffset == startOffset {
+		return nil
+	}
+	rest := append([]EpochEntry{{Epoch: last.Epoch, StartOffset: startOffset}}, c.entries[i:]...)
+	c.entries = rest
+	return c.persistLocked()
+}
+
+// Clear drops every entry (TruncateFullyAndStartAt).
+func (c *LeaderEpochCache) Clear() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) == 0 {
+		return nil
+	}
+	c.entries = nil
+	return c.persistLocked()
+}
+
+// Entries returns a copy of the cache.
+func (c *LeaderEpochCache) Entries() []EpochEntry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return append([]EpochEntry(nil), c.entries...)
+}
+
+// EpochForOffset is the epoch the batch at offset was written in: the entry
+// starting exactly at offset if any (the first such), else the last entry
+// starting before it, as Kafka's epochForOffset.
+func (c *LeaderEpochCache) EpochForOffset(offset int64) (int32, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	prev, found := int32(undefinedEpoch), false
+	for _, e := range c.entries {
+		if e.StartOffset == offset {
+			return e.Epoch, true
+		}
+		if e.StartOffset > offset {
+			break
+		}
+		prev, found = e.Epoch, true
+	}
+	return prev, found
+}
+
+func (c *LeaderEpochCache) persistLocked() error {
+	if c.path == "" {
+		return nil
+	}
+	if err := WriteLeaderEpochCheckpoint(c.path, c.entries); err != nil {
+		return fmt.Errorf("storage: persist leader epochs: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"kafgo/broker/record"
+)
+
+// Batch attribute bits storage needs (RecordBatch v2, see doc.go).
+const (
+	attrCompressionMask = 0x07
+	attrLogAppendTime   = 0x08
+)
+
+// batchMeta is one batch of an append buffer.
+type batchMeta struct {
+	h   record.BatchHeader
+	pos int // where the batch starts in the buffer
+}
+
+// AppendAsLeader appends batches (concatenated v2 batches, already validated
+// by the caller) as the partition leader: each batch gets consecutive
+// offsets from the log end offset and partitionLeaderEpoch = leaderEpoch,
+// rewritten in place in batches (the CRC does not cover either field).
+//
+// Batches with a producer id are checked against the producer state first,
+// all-or-nothing: if any batch repeats one of its producer's last five, no
+// batch is appended and the result carries Duplicate and that batch's
+// original offsets; an epoch or sequence violation fails the whole append
+// with ErrInvalidProducerEpoch, ErrOutOfOrderSequence or ErrUnknownProducerID.
+//
+// A failed write (ENOSPC...) returns the error with the log unchanged.
+func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, error) {
+	return l.append(batches, leaderEpoch, true)
+}
+
+// AppendAsFollower appends batches fetched from the leader, keeping their
+// offsets and epochs. The first batch must not start below the log end
+// offset (it may start above it: compaction leaves gaps) and offsets must
+// increase. Each batch whose epoch is above the latest cached one starts a
+// new leader epoch entry. Producer state is recorded without validation.
+func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
+	return l.append(batches, -1, false)
+}
+
+func (l *Log) append(batches []byte, leaderEpoch int32, leader bool) (AppendInfo, error) {
+	l.mu.Lock()
+	info, err := l.appendLocked(batches, leaderEpoch, leader)
+	cfg := l.cfg.Load()
+	flush := err == nil && info.NumBatches > 0 && !info.Duplicate &&
+		l.leo.Load()-l.recoveryPoint.Load() >= cfg.FlushMessages
+	l.mu.Unlock()
+	if flush {
+		// flush.messages: the caller waits for durability, other appends
+		// need not, so this runs outside the writer lock.
+		if err := l.Flush(); err != nil {
+			return info, err
+		}
+	}
+	return info, err
+}
+
+func (l *Log) appendLocked(b []byte, leaderEpoch int32, leader bool) (AppendInfo, error) {
+	info := AppendInfo{FirstOffset: -1, LastOffset: -1, MaxTimestamp: noTimestamp, OffsetOfMaxTimestamp: -1, LogStartOffset: l.logStart.Load()}
+	if err := l.checkOpenLocked(); err != nil {
+		return info, err
+	}
+	if len(b) == 0 {
+		return info, nil
+	}
+	cfg := l.cfg.Load()
+	if int64(len(b)) > cfg.SegmentBytes {
+		return info, fmt.Errorf("storage: %s: append of %d bytes exceeds segment.bytes %d: %w", l.tp, len(b), cfg.SegmentBytes, ErrBatchTooLarge)
+	}
+	metas, err := l.splitBatches(b)
+	if err != nil {
+		return info, err
+	}
+	leo := l.leo.Load()
+	pa := &l.pstage
+	pa.reset()
+	if leader {
+		for i := range metas {
+			if dup, ok := l.producers.findDuplicate(&metas[i].h); ok {
+				info.Duplicate = true
+				info.FirstOffset, info.LastOffset = dup.FirstOffset, dup.LastOffset
+				info.MaxTimestamp, info.OffsetOfMaxTimestamp = dup.Timestamp, dup.LastOffset
+				return info, nil
+			}
+		}
+		next := leo
+		for i := range metas {
+			h := &metas[i].h
+			h.BaseOffset, h.PartitionLeaderEpoch = next, leaderEpoch
+			next = h.NextOffset()
+			if err := l.producers.stage(pa, h, true); err != nil {
+				return info, fmt.Errorf("storage: %s: append at offset %d: %w", l.tp, h.BaseOffset, err)
+			}
+		}
+		for i := range metas {
+			m := &metas[i]
+			batch := b[m.pos : m.pos+m.h.Size()]
+			record.SetBaseOffset(batch, m.h.BaseOffset)
+			record.SetPartitionLeaderEpoch(batch, leaderEpoch)
+		}
+	} else {
+		prev := leo
+		for i := range metas {
+			h := &metas[i].h
+			if h.BaseOffset < prev {
+				sentinel := ErrOffsetsOutOfOrder
+				if i == 0 {
+					sentinel = ErrUnexpectedAppendOffset
+				}
+				return info, fmt.Errorf("storage: %s: follower batch %d starts at %d, expected at least %d: %w", l.tp, i, h.BaseOffset, prev, sentinel)
+			}
+			prev = h.NextOffset()
+			if err := l.producers.stage(pa, h, false); err != nil {
+				return info, err
+			}
+		}
+	}
+	first, last := metas[0].h.BaseOffset, metas[len(metas)-1].h.LastOffset()
+	if last-first > math.MaxInt32 {
+		return info, fmt.Errorf("storage: %s: append spans offsets %d..%d, more than a segment can index: %w", l.tp, first, last, ErrInvalidBatch)
+	}
+	maxTs, maxTsOff, err := appendTimestamps(b, metas, leader)
+	if err != nil {
+		return info, fmt.Errorf("storage: %s: %w", l.tp, err)
+	}
+	seg := l.active()
+	if seg.shouldRoll(cfg, int64(len(b)), maxTs, last, l.nowMs()) {
+		if seg, err = l.rollLocked(first); err != nil {
+			return info, err
+		}
+	}
+	epochsAdded, err := l.assignEpochsLocked(metas)
+	if err != nil {
+		return info, err
+	}
+	if err := seg.append(b, last, maxTs, maxTsOff, int64(cfg.IndexIntervalBytes)); err != nil {
+		if epochsAdded {
+			if terr := l.epochs.TruncateFromEnd(first); terr != nil {
+				l.logger.Error("storage: cannot undo leader epoch of a failed append", "err", terr)
+			}
+		}
+		return info, err
+	}
+	l.producers.commit(pa, last+1)
+	l.leo.Store(last + 1)
+	seg.publishStats()
+
+	info.FirstOffset, info.LastOffset = first, last
+	info.MaxTimestamp, info.OffsetOfMaxTimestamp = maxTs, maxTsOff
+	info.NumBatches, info.Bytes = len(metas), len(b)
+	for i := range metas {
+		info.NumRecords += int(metas[i].h.RecordCount)
+	}
+	return info, nil
+}
+
+// splitBatches parses the header of every batch in b, checking each length
+// against the bytes that remain.
+func (l *Log) splitBatches(b []byte) ([]batchMeta, error) {
+	metas := l.scratch[:0]
+	for p := 0; p < len(b); {
+		rem := len(b) - p
+		if rem < record.BatchHeaderSize {
+			return nil, fmt.Errorf("storage: %s: append byte %d: %d trailing bytes are not a batch: %w", l.tp, p, rem, ErrInvalidBatch)
+		}
+		h, err := record.ParseBatchHeader(b[p : p+record.BatchHeaderSize])
+		if err != nil {
+			return nil, fmt.Errorf("storage: %s: append byte %d: %w: %w", l.tp, p, ErrInvalidBatch, err)
+		}
+		if h.Size() > rem {
+			return nil, fmt.Errorf("storage: %s: append byte %d: batch of %d bytes, only %d left: %w", l.tp, p, h.Size(), rem, ErrInvalidBatch)
+		}
+		metas = append(metas, batchMeta{h: h, pos: p})
+		p += h.Size()
+	}
+	l.scratch = metas
+	return metas, nil
+}
+
+// appendTimestamps computes the largest timestamp of an append and the
+// offset that carried it, as Kafka 2.x feeds them to the time index: the
+// leader uses the first record with the largest timestamp in an
+// uncompressed batch, the batch's last offset in a compressed one, and the
+// append's last offset under LogAppendTime; followers (and recovery) use
+// each batch's maxTimestamp and last offset. Ties keep the earliest.
+func appendTimestamps(b []byte, metas []batchMeta, leader bool) (ts, off int64, err error) {
+	ts, off = noTimestamp, -1
+	appendLast := metas[len(metas)-1].h.LastOffset()
+	for i := range metas {
+		h := &metas[i].h
+		bts, boff := h.MaxTimestamp, h.LastOffset()
+		switch {
+		case !leader:
+		case h.Attributes&attrLogAppendTime != 0:
+			boff = appendLast
+		case h.Attributes&attrCompressionMask != 0:
+		default:
+			bts, boff, err = maxTimestampRecord(b[metas[i].pos:metas[i].pos+h.Size()], h)
+			if err != nil {
+				return ts, off, err
+			}
+		}
+		if bts > ts {
+			ts, off = bts, boff
+		}
+	}
+	return ts, off, nil
+}
+
+// assignEpochsLocked starts a leader epoch entry for each batch whose epoch
+// is above the latest cached one. It runs before the bytes are written so a
+// failure to persist the cache fails the append with nothing written.
+func (l *Log) assignEpochsLocked(metas []batchMeta) (added bool, err error) {
+	for i := range metas {
+		h := &metas[i].h
+		if h.PartitionLeaderEpoch < 0 || !l.epochs.latestBelow(h.PartitionLeaderEpoch) {
+			continue
+		}
+		if err := l.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
+			if added {
+				if terr := l.epochs.TruncateFromEnd(metas[0].h.BaseOffset); terr != nil {
+					err = errors.Join(err, terr)
+				}
+			}
+			return false, err
+		}
+		added = true
+	}
+	return added, nil
+}
+
+// Roll closes the active segment and starts a new one at the log end offset
+// (a no-op when the active segment is empty).
+func (l *Log) Roll() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.checkOpenLocked(); err != nil {
+		return err
+	}
+	_, err := l.rollLocked(l.leo.Load())
+	return err
+}
+
+// rollLocked starts a new active segment at newBase (at least the log end
+// offset): the old one gets its final time index entry and trimmed indexes,
+// a producer snapshot is written at the new base, and the old segments are
+// flushed in the background, which moves the recovery point up to newBase,
+// as Kafka's roll does. If creating the new files fails the old segment
+// stays active, untouched.
+func (l *Log) rollLocked(newBase int64) (*segment, error) {
+	newBase = max(newBase, l.leo.Load())
+	old := l.active()
+	if old.base == newBase {
+		return old, nil
+	}
+	ns, err := createSegment(l.dir, newBase, l.cfg.Load(), l.nowMs(), l.logger)
+	if err != nil {
+		return nil, err
+	}
+	old.seal()
+	l.publishSegments(append(slices.Clone(l.segments()), ns))
+	l.dirDirty = true
+	l.producers.setMapEnd(newBase)
+	if err := l.producers.takeSnapshot(newBase); err != nil {
+		l.logger.Warn("storage: producer snapshot on roll", "offset", newBase, "err", err)
+	}
+	l.bg.Add(1)
+	go func() {
+		defer l.bg.Done()
+		if err := l.flushTo(newBase); err != nil && !errors.Is(err, ErrClosed) {
+			l.logger.Error("storage: flush after roll", "offset", newBase, "err", err)
+		}
+	}()
+	return ns, nil
+}

@@ -1,0 +1,138 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// DeleteRetainedSegments applies retention, oldest segment first, stopping
+// at the first segment that must stay, as Kafka's deleteOldSegments:
+//   - retention.ms: the segment's largest timestamp is older than now minus
+//     retention.ms;
+//   - retention.bytes: deleting it still leaves at least retention.bytes;
+//   - the segment lies wholly below the log start offset.
+//
+// The active segment is never deleted, nor a segment holding offsets at or
+// above the high watermark (when one was set). The log start moves up to the
+// first remaining segment. Deleted segments are renamed *.deleted and their
+// files removed after file.delete.delay.ms, so readers holding their regions
+// keep working meanwhile.
+func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.checkOpenLocked(); err != nil {
+		return 0, err
+	}
+	cfg := l.cfg.Load()
+	now := l.nowMs()
+	segs := l.segments()
+	bound := l.leo.Load()
+	if hw := l.highWatermark.Load(); hw >= 0 && hw < bound {
+		bound = hw
+	}
+	// A segment is eligible only when it is not the active one and its
+	// upper bound (the next segment's base) is within the bound.
+	eligible := func(i int) bool { return i+1 < len(segs) && segs[i+1].base <= bound }
+	n := 0
+	if cfg.RetentionMs >= 0 {
+		for eligible(n) && now-segs[n].largestTimestamp() > cfg.RetentionMs {
+			n++
+		}
+	}
+	if cfg.RetentionBytes >= 0 {
+		var size int64
+		for _, s := range segs[n:] {
+			size += s.size.Load()
+		}
+		if size >= cfg.RetentionBytes {
+			diff := size - cfg.RetentionBytes
+			for eligible(n) && diff-segs[n].size.Load() >= 0 {
+				diff -= segs[n].size.Load()
+				n++
+			}
+		}
+	}
+	ls := l.logStart.Load()
+	for eligible(n) && segs[n+1].base <= ls {
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var errs []error
+	if newStart := segs[n].base; newStart > ls {
+		l.logStart.Store(newStart)
+		if err := l.epochs.TruncateFromStart(newStart); err != nil {
+			errs = append(errs, err)
+		}
+		if err := l.producers.deleteSnapshots(func(o int64) bool { return o < newStart }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	l.publishSegments(slices.Clone(segs[n:]))
+	l.logger.Info("storage: deleting segments by retention", "count", n, "log_start", l.logStart.Load())
+	l.retireSegmentsLocked(segs[:n])
+	if err := errors.Join(errs...); err != nil {
+		return n, fmt.Errorf("storage: %s: retention: %w", l.tp, err)
+	}
+	return n, nil
+}
+
+// retireSegmentsLocked renames segments already unpublished to *.deleted and
+// schedules their removal.
+func (l *Log) retireSegmentsLocked(segs []*segment) {
+	for _, s := range segs {
+		s.deleted.Store(true)
+		if err := s.renameSuffix(deletedSuffix); err != nil {
+			l.logger.Warn("storage: rename retired segment", "segment", s.logPath, "err", err)
+		}
+		l.scheduleDelete(s)
+	}
+	if len(segs) > 0 {
+		l.dirDirty = true
+	}
+}
+
+// scheduleDelete closes and removes s after file.delete.delay.ms. Whoever
+// takes s out of pending (the timer or Close) does the removal.
+func (l *Log) scheduleDelete(s *segment) {
+	delay := time.Duration(l.cfg.Load().FileDeleteDelayMs) * time.Millisecond
+	l.pendingMu.Lock()
+	defer l.pendingMu.Unlock()
+	if l.pending == nil {
+		l.pending = map[*segment]*time.Timer{}
+	}
+	l.deleters.Add(1)
+	l.pending[s] = time.AfterFunc(delay, func() {
+		l.pendingMu.Lock()
+		_, mine := l.pending[s]
+		delete(l.pending, s)
+		l.pendingMu.Unlock()
+		if !mine {
+			return
+		}
+		defer l.deleters.Done()
+		if err := s.removeFiles(); err != nil {
+			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
+		}
+	})
+}
+
+// finishPendingDeletes removes every retired segment now (on close) and
+// waits for timers already doing so.
+func (l *Log) finishPendingDeletes() {
+	l.pendingMu.Lock()
+	todo := l.pending
+	l.pending = nil
+	l.pendingMu.Unlock()
+	for s, t := range todo {
+		t.Stop()
+		if err := s.removeFiles(); err != nil {
+			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
+		}
+		l.deleters.Done()
+	}
+	l.deleters.Wait()
+}

@@ -1,0 +1,62 @@
+package storage
+
+import (
+	"fmt"
+	"strings"
+)
+
+// partition.metadata (KIP-516) holds the topic id of a partition directory:
+//
+//	version: 0
+//	topic_id: <22-char base64url>
+//
+// Kafka writes it without a final newline; both forms are read.
+
+// ReadPartitionMetadata returns the topic id stored in a partition.metadata
+// file. A missing file is an error wrapping fs.ErrNotExist.
+func ReadPartitionMetadata(path string) ([16]byte, error) {
+	data, err := readSmallFile(path, 4096)
+	if err != nil {
+		return [16]byte{}, err
+	}
+	return parsePartitionMetadata(path, data)
+}
+
+func parsePartitionMetadata(path string, data []byte) ([16]byte, error) {
+	var id [16]byte
+	lines := strings.Split(strings.TrimRight(string(data), "\r\n"), "\n")
+	if len(lines) != 2 {
+		return id, fmt.Errorf("storage: %s: %d lines, want 2: %w", path, len(lines), ErrCorruptFile)
+	}
+	field := func(n int, key string) (string, error) {
+		k, v, ok := strings.Cut(strings.TrimSuffix(lines[n], "\r"), ":")
+		if !ok || strings.TrimSpace(k) != key {
+			return "", fmt.Errorf("storage: %s line %d: want %q, have %q: %w", path, n+1, key+": ...", lines[n], ErrCorruptFile)
+		}
+		return strings.TrimSpace(v), nil
+	}
+	v, err := field(0, "version")
+	if err != nil {
+		return id, err
+	}
+	if v != "0" {
+		return id, fmt.Errorf("storage: %s line 1: version %q, want 0: %w", path, v, ErrCorruptFile)
+	}
+	t, err := field(1, "topic_id")
+	if err != nil {
+		return id, err
+	}
+	if id, err = ParseUUID(t); err != nil {
+		return id, fmt.Errorf("storage: %s line 2: %w: %w", path, err, ErrCorruptFile)
+	}
+	return id, nil
+}
+
+// WritePartitionMetadata atomically writes partition.metadata for topicID.
+func WritePartitionMetadata(path string, topicID [16]byte) error {
+	return writeFileAtomic(path, formatPartitionMetadata(topicID))
+}
+
+func formatPartitionMetadata(topicID [16]byte) []byte {
+	return []byte("version: 0\ntopic_id: " + FormatUUID(topicID))
+}

@@ -1,0 +1,283 @@
+package storage
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"kafgo/broker/record"
+)
+
+// producerBatchesToRetain is Kafka's NumBatchesToRetain: the dedup window,
+// and the reason clients cap max.in.flight.requests.per.connection at 5.
+const producerBatchesToRetain = 5
+
+// noProducerEpoch is Kafka's RecordBatch.NO_PRODUCER_EPOCH.
+const noProducerEpoch = -1
+
+// ProducerBatch is what is remembered of one idempotent batch.
+type ProducerBatch struct {
+	FirstSeq, LastSeq       int32
+	FirstOffset, LastOffset int64
+	Timestamp               int64 // the batch's max timestamp
+}
+
+// ProducerState is the state of one producer id on this partition.
+type ProducerState struct {
+	ProducerID            int64
+	Epoch                 int16
+	Batches               []ProducerBatch // oldest first, at most 5
+	CoordinatorEpoch      int32
+	CurrentTxnFirstOffset int64 // first offset of the open transaction, -1 = none
+	LastTimestamp         int64
+}
+
+// LastSequence is the last sequence written, -1 when no batch is retained.
+func (p *ProducerState) LastSequence() int32 {
+	if len(p.Batches) == 0 {
+		return -1
+	}
+	return p.Batches[len(p.Batches)-1].LastSeq
+}
+
+// LastOffset is the last offset written, -1 when no batch is retained.
+func (p *ProducerState) LastOffset() int64 {
+	if len(p.Batches) == 0 {
+		return -1
+	}
+	return p.Batches[len(p.Batches)-1].LastOffset
+}
+
+func (p *ProducerState) clone() ProducerState {
+	c := *p
+	c.Batches = slices.Clone(p.Batches)
+	return c
+}
+
+func newProducerState(pid int64) ProducerState {
+	return ProducerState{ProducerID: pid, Epoch: noProducerEpoch, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1, LastTimestamp: noTimestamp}
+}
+
+// apply records batch h (offsets already final) without any check: the
+// follower and replay path, and the second half of a validated leader append.
+func (p *ProducerState) apply(h *record.BatchHeader) {
+	if h.ProducerEpoch != p.Epoch {
+		p.Epoch = h.ProducerEpoch
+		p.Batches = p.Batches[:0]
+	}
+	p.LastTimestamp = h.MaxTimestamp
+	if h.IsControl() {
+		// An end-transaction marker closes the transaction; transactions
+		// are not otherwise implemented.
+		p.CurrentTxnFirstOffset = -1
+		return
+	}
+	if len(p.Batches) == producerBatchesToRetain {
+		copy(p.Batches, p.Batches[1:])
+		p.Batches = p.Batches[:producerBatchesToRetain-1]
+	}
+	p.Batches = append(p.Batches, ProducerBatch{
+		FirstSeq: h.BaseSequence, LastSeq: h.LastSequence(),
+		FirstOffset: h.BaseOffset, LastOffset: h.LastOffset(),
+		Timestamp: h.MaxTimestamp,
+	})
+	if h.IsTransactional() && p.CurrentTxnFirstOffset < 0 {
+		p.CurrentTxnFirstOffset = h.BaseOffset
+	}
+}
+
+// validate applies Kafka's ProducerAppendInfo checks for a client batch
+// against the state as it stands (including earlier batches of the same
+// append): epoch fencing, then sequence continuity.
+func (p *ProducerState) validate(h *record.BatchHeader) error {
+	if h.ProducerEpoch < p.Epoch {
+		return fmt.Errorf("storage: producer %d: epoch %d is older than the current %d: %w", h.ProducerID, h.ProducerEpoch, p.Epoch, ErrInvalidProducerEpoch)
+	}
+	if h.IsControl() {
+		return nil
+	}
+	first := h.BaseSequence
+	if h.ProducerEpoch != p.Epoch {
+		if first == 0 {
+			return nil
+		}
+		if p.Epoch != noProducerEpoch {
+			return fmt.Errorf("storage: producer %d: new epoch %d must start at sequence 0, got %d: %w", h.ProducerID, h.ProducerEpoch, first, ErrOutOfOrderSequence)
+		}
+		return fmt.Errorf("storage: producer %d: no state for it and first sequence %d is not 0: %w", h.ProducerID, first, ErrUnknownProducerID)
+	}
+	if p.Epoch == noProducerEpoch {
+		return nil
+	}
+	last := p.LastSequence()
+	if first == last+1 && last != 1<<31-1 || first == 0 && last == 1<<31-1 {
+		return nil
+	}
+	return fmt.Errorf("storage: producer %d epoch %d: sequence %d does not follow %d: %w", h.ProducerID, h.ProducerEpoch, first, last, ErrOutOfOrderSequence)
+}
+
+// ProducerStateManager tracks idempotent producers of one partition (Kafka's
+// ProducerStateManager) and their snapshots in the partition directory. The
+// Log mutates it under its own lock; the read methods are safe for
+// concurrent use.
+type ProducerStateManager struct {
+	dir    string
+	logger *slog.Logger
+
+	mu        sync.RWMutex
+	producers map[int64]*ProducerState
+	mapEnd    int64 // the state reflects every batch below this offset
+}
+
+func newProducerStateManager(dir string, logger *slog.Logger) *ProducerStateManager {
+	return &ProducerStateManager{dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
+}
+
+// Producer returns a copy of one producer's state.
+func (m *ProducerStateManager) Producer(pid int64) (ProducerState, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	p, ok := m.producers[pid]
+	if !ok {
+		return ProducerState{}, false
+	}
+	return p.clone(), true
+}
+
+// Producers returns copies of every producer's state, by producer id.
+func (m *ProducerStateManager) Producers() []ProducerState {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]ProducerState, 0, len(m.producers))
+	for _, p := range m.producers {
+		out = append(out, p.clone())
+	}
+	slices.SortFunc(out, func(a, b ProducerState) int {
+		switch {
+		case a.ProducerID < b.ProducerID:
+			return -1
+		case a.ProducerID > b.ProducerID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// MapEndOffset is the offset up to which the state has been built.
+func (m *ProducerStateManager) MapEndOffset() int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.mapEnd
+}
+
+// producerAppend stages the producer updates of one append so they apply
+// all-or-nothing once the bytes are on disk. A handful of producers per
+// append at most, so a slice beats a map.
+type producerAppend struct {
+	updates []ProducerState
+}
+
+func (a *producerAppend) reset() { a.updates = a.updates[:0] }
+
+// stateFor returns the staged state of pid, seeding it from the committed one.
+func (m *ProducerStateManager) stateFor(a *producerAppend, pid int64) *ProducerState {
+	for i := range a.updates {
+		if a.updates[i].ProducerID == pid {
+			return &a.updates[i]
+		}
+	}
+	m.mu.RLock()
+	cur, ok := m.producers[pid]
+	var st ProducerState
+	if ok {
+		st = cur.clone()
+	} else {
+		st = newProducerState(pid)
+	}
+	m.mu.RUnlock()
+	a.updates = append(a.updates, st)
+	return &a.updates[len(a.updates)-1]
+}
+
+// findDuplicate reports whether h repeats one of the last batches retained
+// for its producer (same epoch, same first and last sequence).
+func (m *ProducerStateManager) findDuplicate(h *record.BatchHeader) (ProducerBatch, bool) {
+	if h.ProducerID < 0 || h.IsControl() {
+		return ProducerBatch{}, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	p, ok := m.producers[h.ProducerID]
+	if !ok || p.Epoch != h.ProducerEpoch {
+		return ProducerBatch{}, false
+	}
+	last := h.LastSequence()
+	for _, b := range p.Batches {
+		if b.FirstSeq == h.BaseSequence && b.LastSeq == last {
+			return b, true
+		}
+	}
+	return ProducerBatch{}, false
+}
+
+// stage validates (leader) and records batch h into a.
+func (m *ProducerStateManager) stage(a *producerAppend, h *record.BatchHeader, validate bool) error {
+	if h.ProducerID < 0 {
+		return nil
+	}
+	st := m.stateFor(a, h.ProducerID)
+	if validate {
+		if err := st.validate(h); err != nil {
+			return err
+		}
+	}
+	st.apply(h)
+	return nil
+}
+
+// commit publishes the staged updates; the state now covers offsets below
+// mapEnd.
+func (m *ProducerStateManager) commit(a *producerAppend, mapEnd int64) {
+	m.mu.Lock()
+	for i := range a.updates {
+		st := a.updates[i].clone()
+		m.producers[st.ProducerID] = &st
+	}
+	if mapEnd > m.mapEnd {
+		m.mapEnd = mapEnd
+	}
+	m.mu.Unlock()
+}
+
+// reset forgets every producer; the state then starts at mapEnd.
+func (m *ProducerStateManager) reset(mapEnd int64) {
+	m.mu.Lock()
+	m.producers = map[int64]*ProducerState{}
+	m.mapEnd = mapEnd
+	m.mu.Unlock()
+}
+
+func (m *ProducerStateManager) setMapEnd(off int64) {
+	m.mu.Lock()
+	m.mapEnd = off
+	m.mu.Unlock()
+}
+
+// replay applies one batch from the log to the committed state directly
+// (loading and truncation), without staging or validation.
+func (m *ProducerStateManager) replay(h *record.BatchHeader) {
+	if h.ProducerID < 0 {
+		return
+	}
+	m.mu.Lock()
+	p, ok := m.producers[h.ProducerID]
+	if !ok {
+		st := newProducerState(h.ProducerID)
+		p = &st
+		m.producers[h.ProducerID] = p
+	}
+	p.apply(h)
+	m.mu.Unlock()
+}

@@ -1,0 +1,383 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"kafgo/broker/record"
+)
+
+// segment is one .log file with its .index and .timeindex. Only the active
+// (last) segment of a log is appended to.
+//
+// Concurrency: the Log's mutex serialises every mutation. Readers never take
+// it; they read at most size bytes, and size is stored only after the bytes
+// and index entries of an append are in place, so a reader never meets a
+// half-written batch.
+type segment struct {
+	base    int64
+	logPath string // current path of the .log (changes when renamed .deleted)
+	log     *os.File
+	offIdx  *offsetIndex
+	timeIdx *timeIndex
+	logger  *slog.Logger
+
+	size    atomic.Int64 // published length: whole batches only
+	deleted atomic.Bool
+
+	indexMissing   bool // an index file did not exist when the segment was opened
+	indexBadLength bool // an index file was not a whole number of entries
+
+	// Writer-only state.
+	next            int64 // offset after the last batch; valid for the active segment
+	bytesSinceIndex int64
+	created         int64 // ms; segment.ms falls back to it without timestamps
+	rollingTs       int64 // largest timestamp of the first append
+	rollingTsKnown  bool
+	maxTsW          int64 // largest timestamp so far, feeding the time index
+	maxTsOffW       int64
+
+	statMu   sync.Mutex
+	maxTs    int64 // published copies of maxTsW/maxTsOffW, for readers
+	maxTsOff int64
+
+	// writeAt is a seam for fault-injection tests; nil means log.WriteAt.
+	writeAt func(b []byte, off int64) (int, error)
+}
+
+// createSegment makes the files of a new, empty segment with preallocated
+// indexes. An existing non-empty .log at that name is an error: it would
+// mean two segments claim the same offsets.
+func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *slog.Logger) (*segment, error) {
+	logPath := segmentPath(dir, base, logExt)
+	if st, err := os.Stat(logPath); err == nil && st.Size() > 0 {
+		return nil, fmt.Errorf("storage: create segment %s: a non-empty file exists", logPath)
+	}
+	for _, ext := range []string{indexExt, timeIndexExt} {
+		if err := os.Remove(segmentPath(dir, base, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("storage: remove stale %s: %w", segmentPath(dir, base, ext), err)
+		}
+	}
+	s, err := openSegmentFiles(dir, base, logger)
+	if err != nil {
+		return nil, err
+	}
+	s.created = nowMs
+	if err := s.log.Truncate(0); err != nil {
+		s.close()
+		return nil, fmt.Errorf("storage: truncate %s: %w", logPath, err)
+	}
+	if err := s.makeWritable(cfg); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openSegmentFiles opens (creating if needed) the three files of a segment.
+// The indexes are not validated here; the loader decides.
+func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, error) {
+	s := &segment{base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
+	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
+	s.rollingTs = noTimestamp
+	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open segment %s: %w", s.logPath, err)
+	}
+	s.log = f
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("storage: stat %s: %w", s.logPath, err)
+	}
+	if st.Size() > math.MaxInt32 {
+		f.Close()
+		return nil, fmt.Errorf("storage: segment %s is %d bytes, beyond the int32 positions of its index: %w", s.logPath, st.Size(), ErrCorruptFile)
+	}
+	s.size.Store(st.Size())
+	for _, ext := range []string{indexExt, timeIndexExt} {
+		if _, err := os.Stat(segmentPath(dir, base, ext)); errors.Is(err, fs.ErrNotExist) {
+			s.indexMissing = true
+		}
+	}
+	var bad1, bad2 bool
+	if s.offIdx, bad1, err = openOffsetIndex(segmentPath(dir, base, indexExt), base); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if s.timeIdx, bad2, err = openTimeIndex(segmentPath(dir, base, timeIndexExt), base); err != nil {
+		s.offIdx.close()
+		f.Close()
+		return nil, err
+	}
+	s.indexBadLength = bad1 || bad2
+	return s, nil
+}
+
+// makeWritable grows both indexes to segment.index.bytes so the segment can
+// take appends (new active segment, or an old one made active by truncation).
+func (s *segment) makeWritable(cfg *LogConfig) error {
+	if err := s.offIdx.resize(max(cfg.maxIndexBytes(offsetEntrySize), s.offIdx.n.Load()*offsetEntrySize)); err != nil {
+		return err
+	}
+	return s.timeIdx.resize(max(cfg.maxIndexBytes(timeEntrySize), s.timeIdx.n.Load()*timeEntrySize))
+}
+
+// seal is Kafka's onBecomeInactiveSegment plus trimming: force the final time
+// index entry (the segment's largest timestamp) and cut both index files to
+// their entries. Failures only cost lookup speed, so they are logged.
+func (s *segment) seal() {
+	if err := s.timeIdx.maybeAppend(s.maxTsW, s.maxTsOffW, true); err != nil {
+		s.logger.Warn("storage: final time index entry", "segment", s.logPath, "err", err)
+	}
+	if err := s.offIdx.trim(); err != nil {
+		s.logger.Warn("storage: trim offset index", "segment", s.logPath, "err", err)
+	}
+	if err := s.timeIdx.trim(); err != nil {
+		s.logger.Warn("storage: trim time index", "segment", s.logPath, "err", err)
+	}
+}
+
+// shouldRoll is Kafka's LogSegment.shouldRoll for an append of appendSize
+// bytes ending at lastOffset with largest timestamp maxTs.
+func (s *segment) shouldRoll(cfg *LogConfig, appendSize, maxTs, lastOffset, nowMs int64) bool {
+	if lastOffset-s.base > math.MaxInt32 {
+		return true
+	}
+	size := s.size.Load()
+	if size == 0 {
+		return false
+	}
+	return size > cfg.SegmentBytes-appendSize ||
+		s.timeWaitedForRoll(nowMs, maxTs) > cfg.SegmentMs ||
+		s.offIdx.full() || s.timeIdx.full()
+}
+
+// timeWaitedForRoll measures segment.ms from the first append's largest
+// timestamp when there is one, else from the segment's creation, as Kafka.
+func (s *segment) timeWaitedForRoll(nowMs, maxTs int64) int64 {
+	if !s.rollingTsKnown {
+		if h, err := readHeaderAt(s.log, s.logPath, 0, s.size.Load()); err == nil {
+			s.rollingTs = h.MaxTimestamp
+		}
+		s.rollingTsKnown = true
+	}
+	if s.rollingTs >= 0 {
+		return maxTs - s.rollingTs
+	}
+	return nowMs - s.created
+}
+
+// append writes one append (whole batches) at the end of the segment and adds
+// index entries by Kafka's rule: an entry (largest offset of this append,
+// position where it starts) when more than index.interval.bytes were
+// appended since the last entry, so the first append of a segment gets none.
+// Disk blocks for index entries are reserved before the log is written, so an
+// ENOSPC fails the append with nothing changed.
+func (s *segment) append(data []byte, largestOffset, largestTs, offsetOfLargestTs int64, interval int64) error {
+	pos := s.size.Load()
+	if rel := largestOffset - s.base; rel < 0 || rel > math.MaxInt32 {
+		return fmt.Errorf("storage: %s: offset %d does not fit relative to base %d", s.logPath, largestOffset, s.base)
+	}
+	if pos+int64(len(data)) > math.MaxInt32 {
+		return fmt.Errorf("storage: %s: append of %d bytes at %d passes the int32 position limit: %w", s.logPath, len(data), pos, ErrBatchTooLarge)
+	}
+	maxTs, maxTsOff := s.maxTsW, s.maxTsOffW
+	if largestTs > maxTs {
+		maxTs, maxTsOff = largestTs, offsetOfLargestTs
+	}
+	addEntry := s.bytesSinceIndex > interval && !s.offIdx.full()
+	if addEntry {
+		if err := s.offIdx.reserve(); err != nil {
+			return err
+		}
+		if s.timeIdx.needsAppend(maxTs) && !s.timeIdx.full() {
+			if err := s.timeIdx.reserve(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.writeData(data, pos); err != nil {
+		return err
+	}
+	if pos == 0 {
+		s.rollingTs, s.rollingTsKnown = largestTs, true
+	}
+	s.maxTsW, s.maxTsOffW = maxTs, maxTsOff
+	if addEntry {
+		if err := s.offIdx.append(largestOffset, pos); err != nil {
+			s.logger.Warn("storage: offset index entry skipped", "segment", s.logPath, "err", err)
+		}
+		if !s.timeIdx.full() {
+			if err := s.timeIdx.maybeAppend(maxTs, maxTsOff, false); err != nil {
+				s.logger.Warn("storage: time index entry skipped", "segment", s.logPath, "err", err)
+			}
+		}
+		s.bytesSinceIndex = 0
+	}
+	s.bytesSinceIndex += int64(len(data))
+	s.next = largestOffset + 1
+	s.size.Store(pos + int64(len(data)))
+	return nil
+}
+
+// writeData writes b at off; on any failure the file is cut back to off, so a
+// partial write never stays behind what the segment has published.
+func (s *segment) writeData(b []byte, off int64) error {
+	w := s.writeAt
+	if w == nil {
+		w = s.log.WriteAt
+	}
+	n, err := w(b, off)
+	if err == nil && n != len(b) {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		return nil
+	}
+	if terr := s.log.Truncate(off); terr != nil {
+		s.logger.Error("storage: cannot cut back a failed write", "segment", s.logPath, "byte", off, "err", terr)
+	}
+	return fmt.Errorf("storage: write %s at byte %d: %w", s.logPath, off, err)
+}
+
+// publishStats makes the largest timestamp of the segment visible to readers;
+// the log calls it after publishing the new log end offset, so readers never
+// see a max-timestamp offset beyond the end.
+func (s *segment) publishStats() {
+	s.statMu.Lock()
+	s.maxTs, s.maxTsOff = s.maxTsW, s.maxTsOffW
+	s.statMu.Unlock()
+}
+
+func (s *segment) stats() (ts, offset int64) {
+	s.statMu.Lock()
+	defer s.statMu.Unlock()
+	return s.maxTs, s.maxTsOff
+}
+
+// largestTimestamp is what retention and timestamp lookup compare: the
+// largest record timestamp, or the file's modification time when the
+// segment has none, as Kafka's LogSegment.largestTimestamp.
+func (s *segment) largestTimestamp() int64 {
+	if ts, _ := s.stats(); ts >= 0 {
+		return ts
+	}
+	st, err := s.log.Stat()
+	if err != nil {
+		return noTimestamp
+	}
+	return st.ModTime().UnixMilli()
+}
+
+// translateOffset finds the first batch whose last offset is >= target,
+// reading no byte at or past end. found is false when no batch in the
+// segment reaches target.
+func (s *segment) translateOffset(target, end int64) (pos int64, h record.BatchHeader, found bool, err error) {
+	_, pos = s.offIdx.lookup(target, end)
+	for pos < end {
+		h, err = readHeaderAt(s.log, s.logPath, pos, end)
+		if err != nil {
+			return pos, h, false, err
+		}
+		if h.LastOffset() >= target {
+			return pos, h, true, nil
+		}
+		pos += int64(h.Size())
+	}
+	return end, h, false, nil
+}
+
+// boundary returns the largest batch boundary b with from <= b <= limit such
+// that every batch in [from, b) ends below maxOffset. The index supplies a
+// boundary near limit; a short header scan refines it.
+func (s *segment) boundary(from, limit, maxOffset, end int64) int64 {
+	p := from
+	if ip, ok := s.offIdx.lookupBoundary(limit, maxOffset); ok && ip > p {
+		p = ip
+	}
+	for p < limit {
+		h, err := readHeaderAt(s.log, s.logPath, p, end)
+		if err != nil || p+int64(h.Size()) > limit || h.LastOffset() >= maxOffset {
+			break
+		}
+		p += int64(h.Size())
+	}
+	return p
+}
+
+func (s *segment) flush() error {
+	if err := s.log.Sync(); err != nil {
+		return fmt.Errorf("storage: fsync %s: %w", s.logPath, err)
+	}
+	if err := s.offIdx.sync(); err != nil {
+		return err
+	}
+	return s.timeIdx.sync()
+}
+
+// renameSuffix renames the segment's files by appending suffix (".deleted").
+// Open descriptors and mappings keep working, which is what lets in-flight
+// readers finish after retention removed the segment.
+func (s *segment) renameSuffix(suffix string) error {
+	if err := os.Rename(s.logPath, s.logPath+suffix); err != nil {
+		return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
+	}
+	s.logPath += suffix
+	if err := s.offIdx.rename(s.offIdx.filePath() + suffix); err != nil {
+		return err
+	}
+	return s.timeIdx.rename(s.timeIdx.filePath() + suffix)
+}
+
+// stripSuffix undoes renameSuffix.
+func (s *segment) stripSuffix(suffix string) error {
+	for _, x := range []*indexFile{s.offIdx.indexFile, s.timeIdx.indexFile} {
+		if p, ok := strings.CutSuffix(x.filePath(), suffix); ok {
+			if err := x.rename(p); err != nil {
+				return err
+			}
+		}
+	}
+	if p, ok := strings.CutSuffix(s.logPath, suffix); ok {
+		if err := os.Rename(s.logPath, p); err != nil {
+			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
+		}
+		s.logPath = p
+	}
+	return nil
+}
+
+// removeFiles closes the segment and deletes its files.
+func (s *segment) removeFiles() error {
+	cerr := s.close()
+	var errs []error
+	for _, p := range []string{s.logPath, s.offIdx.filePath(), s.timeIdx.filePath()} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("storage: remove %s: %w", p, err))
+		}
+	}
+	return errors.Join(append(errs, cerr)...)
+}
+
+func (s *segment) close() error {
+	var errs []error
+	if err := s.offIdx.close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.timeIdx.close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.log.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		errs = append(errs, fmt.Errorf("storage: close %s: %w", s.logPath, err))
+	}
+	return errors.Join(errs...)
+}
