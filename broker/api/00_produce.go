@@ -72,6 +72,11 @@ func (s *Server) handleProduce(c *Call) Reply {
 			}
 			p, err := s.d.Replicas.LeaderPartition(tp)
 			if err != nil {
+				if _, known := s.d.Cache.View().Topic(rt.Topic); !known && s.d.Config().AutoCreateTopicsEnable {
+					// Like Metadata, a produce to a missing topic creates
+					// it; the client retries once its leader is up.
+					s.autoCreate(rt.Topic)
+				}
 				setErr(ti, pi, err)
 				continue
 			}

@@ -240,3 +240,26 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// readAllUnchecked returns the raw bytes of every batch without checking
+// CRCs (to observe what a log serves).
+func readAllUnchecked(t testing.TB, l *Log) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for off := l.LogStartOffset(); off < l.LogEndOffset(); {
+		data, err := l.ReadBytes(off, 1<<20, l.LogEndOffset())
+		if err != nil || len(data) == 0 {
+			t.Fatalf("ReadBytes(%d): %d bytes, %v", off, len(data), err)
+		}
+		for p := 0; p < len(data); {
+			h, err := record.ParseBatchHeader(data[p:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, data[p:p+h.Size()])
+			p += h.Size()
+			off = h.NextOffset()
+		}
+	}
+	return out
+}

@@ -13,6 +13,10 @@ import (
 // append path free of syscalls while still reporting ENOSPC as an error.
 const reserveChunk = 64 << 10
 
+// allocateIndexRange is allocateRange; a variable so tests can make the disk
+// look full.
+var allocateIndexRange = allocateRange
+
 // maxIndexFileBytes bounds the index files we are willing to map; Kafka's
 // segment.index.bytes is an int, so anything larger is not an index.
 const maxIndexFileBytes = math.MaxInt32
@@ -144,7 +148,7 @@ func (x *indexFile) reserve() error {
 		return fmt.Errorf("storage: index %s is full (%d entries)", x.path, x.cap)
 	}
 	end := min(max(need, x.reserved+reserveChunk), limit)
-	if err := allocateRange(x.f, x.reserved, end-x.reserved); err != nil {
+	if err := allocateIndexRange(x.f, x.reserved, end-x.reserved); err != nil {
 		return fmt.Errorf("storage: allocate index %s bytes [%d, %d): %w", x.path, x.reserved, end, err)
 	}
 	x.reserved = end

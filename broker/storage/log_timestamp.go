@@ -36,7 +36,7 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 	end := s.size.Load()
 	_, o := s.timeIdx.lookup(ts)
 	_, pos := s.offIdx.lookup(max(o, startingOffset), end)
-	sc := newBatchScanner(s.log, s.logPath, pos, end)
+	sc := newBatchScanner(s.log, s.name, pos, end)
 	for {
 		h, p, _, err := sc.next(false)
 		if errors.Is(err, io.EOF) {
@@ -56,7 +56,7 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 		}
 		batch := make([]byte, h.Size())
 		if _, err := s.log.ReadAt(batch, p); err != nil {
-			return -1, -1, false, fmt.Errorf("storage: read %s batch at byte %d: %w", s.logPath, p, err)
+			return -1, -1, false, fmt.Errorf("storage: read %s batch at byte %d: %w", s.name, p, err)
 		}
 		offset, timestamp = -1, -1
 		werr := walkRecordTimestamps(batch, &h, func(o, t int64) bool {
@@ -67,7 +67,7 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 			return true
 		})
 		if werr != nil {
-			return -1, -1, false, fmt.Errorf("storage: %s batch at byte %d: %w", s.logPath, p, werr)
+			return -1, -1, false, fmt.Errorf("storage: %s batch at byte %d: %w", s.name, p, werr)
 		}
 		if offset >= 0 {
 			return offset, timestamp, true, nil

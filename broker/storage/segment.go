@@ -24,7 +24,8 @@ import (
 // half-written batch.
 type segment struct {
 	base    int64
-	logPath string // current path of the .log (changes when renamed .deleted)
+	name    string // the .log path at open, for readers' error messages
+	logPath string // current path of the .log (renamed .deleted); writer only
 	log     *os.File
 	offIdx  *offsetIndex
 	timeIdx *timeIndex
@@ -86,6 +87,7 @@ func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *
 // The indexes are not validated here; the loader decides.
 func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, error) {
 	s := &segment{base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
+	s.name = s.logPath
 	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
 	s.rollingTs = noTimestamp
 	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
@@ -284,7 +286,7 @@ func (s *segment) largestTimestamp() int64 {
 func (s *segment) translateOffset(target, end int64) (pos int64, h record.BatchHeader, found bool, err error) {
 	_, pos = s.offIdx.lookup(target, end)
 	for pos < end {
-		h, err = readHeaderAt(s.log, s.logPath, pos, end)
+		h, err = readHeaderAt(s.log, s.name, pos, end)
 		if err != nil {
 			return pos, h, false, err
 		}
@@ -305,7 +307,7 @@ func (s *segment) boundary(from, limit, maxOffset, end int64) int64 {
 		p = ip
 	}
 	for p < limit {
-		h, err := readHeaderAt(s.log, s.logPath, p, end)
+		h, err := readHeaderAt(s.log, s.name, p, end)
 		if err != nil || p+int64(h.Size()) > limit || h.LastOffset() >= maxOffset {
 			break
 		}

@@ -1,0 +1,176 @@
+package storage
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"testing"
+)
+
+// A write that fails part way (ENOSPC) leaves the log exactly as it was:
+// no offset, no bytes, no producer or epoch state; the log stays usable.
+func TestFailedWriteLeavesLogUnchanged(t *testing.T) {
+	dir := partDir(t)
+	l := openTestLog(t, dir, testConfig(), OpenOptions{})
+	mustAppend(t, l, idem(1, 0, 0, 2).bytes(), 0)
+	seg := l.active()
+	sizeBefore := seg.size.Load()
+	seg.writeAt = func(b []byte, off int64) (int, error) {
+		n, _ := seg.log.WriteAt(b[:len(b)/2], off) // half reaches the file
+		return n, syscall.ENOSPC
+	}
+	_, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err %v, want ENOSPC", err)
+	}
+	if l.LogEndOffset() != 2 || seg.size.Load() != sizeBefore {
+		t.Fatalf("log end %d size %d after a failed write", l.LogEndOffset(), seg.size.Load())
+	}
+	if st, _ := os.Stat(seg.logPath); st.Size() != sizeBefore {
+		t.Errorf("file is %d bytes, want the partial write cut back to %d", st.Size(), sizeBefore)
+	}
+	if e, _ := l.Epochs().LatestEpoch(); e != 0 {
+		t.Errorf("epoch of the failed append stayed: %d", e)
+	}
+	if p, _ := l.Producers().Producer(1); p.LastSequence() != 1 {
+		t.Errorf("producer state moved: %+v", p)
+	}
+	seg.writeAt = nil
+	info, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
+	if err != nil || info.FirstOffset != 2 || info.Duplicate {
+		t.Fatalf("retry: %+v, %v", info, err)
+	}
+	if hs := readAll(t, l, 0); len(hs) != 2 {
+		t.Fatalf("%d batches", len(hs))
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l2 := openTestLog(t, dir, testConfig(), OpenOptions{CleanShutdown: true})
+	defer l2.Close()
+	if hs := readAll(t, l2, 0); len(hs) != 2 || l2.LogEndOffset() != 5 {
+		t.Fatalf("after reopen %d batches, end %d", len(hs), l2.LogEndOffset())
+	}
+}
+
+// When no disk blocks can be reserved for an index entry the append fails
+// before anything is written.
+func TestIndexReservationFailure(t *testing.T) {
+	cfg := testConfig()
+	cfg.IndexIntervalBytes = 0
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	defer l.Close()
+	mustAppend(t, l, plain(1, 10, 1).bytes(), 0)
+	orig := allocateIndexRange
+	allocateIndexRange = func(*os.File, int64, int64) error { return syscall.ENOSPC }
+	_, err := l.AppendAsLeader(plain(1, 10, 2).bytes(), 0)
+	allocateIndexRange = orig
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("err %v, want ENOSPC", err)
+	}
+	if l.LogEndOffset() != 1 || l.active().offIdx.n.Load() != 0 {
+		t.Fatalf("log end %d, %d index entries", l.LogEndOffset(), l.active().offIdx.n.Load())
+	}
+	if _, err := l.AppendAsLeader(plain(1, 10, 2).bytes(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.active().offIdx.entries(); !equalPairs(got, [][2]int64{{1, int64(len(plain(1, 10, 1).bytes()))}}) {
+		t.Errorf("index %v", got)
+	}
+}
+
+func TestInvalidAppends(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentBytes = 1000
+	good := plain(1, 10, 1).bytes()
+	badCRC := plain(1, 10, 1).bytes()
+	badCRC[17] ^= 1 // storage does not check CRCs of leader appends: the caller validated
+	tests := []struct {
+		name     string
+		data     []byte
+		follower bool
+		want     error
+	}{
+		{"trailing bytes", append(append([]byte(nil), good...), 1, 2, 3), false, ErrInvalidBatch},
+		{"torn batch", good[:len(good)-1], false, ErrInvalidBatch},
+		{"bad magic", func() []byte { b := append([]byte(nil), good...); b[16] = 1; return b }(), false, ErrInvalidBatch},
+		{"bigger than a segment", plain(1, 1000, 1).bytes(), false, ErrBatchTooLarge},
+		{"bad record framing", func() []byte { b := append([]byte(nil), good...); b[61] = 0x7f; return b }(), false, ErrInvalidBatch},
+		{"follower below the end", good, true, ErrUnexpectedAppendOffset},
+		{"follower offsets going back", concat(func() []byte { b := plain(1, 5, 1); b.base = 5; return b.bytes() }(), good), true, ErrOffsetsOutOfOrder},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+			defer l.Close()
+			b := plain(2, 5, 1)
+			if _, err := l.AppendAsFollower(b.bytes()); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if tc.follower {
+				_, err = l.AppendAsFollower(tc.data)
+			} else {
+				_, err = l.AppendAsLeader(tc.data, 0)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err %v, want %v", err, tc.want)
+			}
+			if l.LogEndOffset() != 2 {
+				t.Errorf("log end moved to %d", l.LogEndOffset())
+			}
+		})
+	}
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	defer l.Close()
+	if info, err := l.AppendAsLeader(nil, 0); err != nil || info.NumBatches != 0 || l.LogEndOffset() != 0 {
+		t.Errorf("empty append: %+v, %v", info, err)
+	}
+	l.Close()
+	if _, err := l.AppendAsLeader(good, 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("append after close: %v", err)
+	}
+}
+
+func TestFlushPolicies(t *testing.T) {
+	t.Run("flush.messages", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.FlushMessages = 3
+		l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+		defer l.Close()
+		mustAppend(t, l, plain(2, 5, 1).bytes(), 0)
+		if l.RecoveryPoint() != 0 {
+			t.Errorf("flushed after 2 of 3 messages: recovery point %d", l.RecoveryPoint())
+		}
+		mustAppend(t, l, plain(1, 5, 1).bytes(), 0)
+		if l.RecoveryPoint() != 3 {
+			t.Errorf("recovery point %d after 3 messages, want 3", l.RecoveryPoint())
+		}
+	})
+	t.Run("flush.ms", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.FlushMs = 1000
+		clk := newFakeClock(50_000)
+		l := openTestLog(t, partDir(t), cfg, OpenOptions{Clock: clk.Now})
+		defer l.Close()
+		mustAppend(t, l, plain(2, 5, 1).bytes(), 0)
+		// The last flush counts from the open, at 50 000 ms.
+		if err := l.flushIfDue(50_999); err != nil || l.RecoveryPoint() != 0 {
+			t.Errorf("flushed early: %v, recovery point %d", err, l.RecoveryPoint())
+		}
+		if err := l.flushIfDue(51_000); err != nil || l.RecoveryPoint() != 2 {
+			t.Errorf("not flushed when due: %v, recovery point %d", err, l.RecoveryPoint())
+		}
+	})
+	t.Run("default leaves it to the page cache", func(t *testing.T) {
+		l := openTestLog(t, partDir(t), testConfig(), OpenOptions{})
+		defer l.Close()
+		mustAppend(t, l, plain(2, 5, 1).bytes(), 0)
+		if err := l.flushIfDue(1 << 62); err != nil || l.RecoveryPoint() != 0 {
+			t.Errorf("recovery point %d, %v", l.RecoveryPoint(), err)
+		}
+		if err := l.Flush(); err != nil || l.RecoveryPoint() != 2 {
+			t.Errorf("explicit flush: recovery point %d, %v", l.RecoveryPoint(), err)
+		}
+	})
+}

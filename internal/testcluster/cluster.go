@@ -1,0 +1,364 @@
+package testcluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Options shapes a test cluster.
+type Options struct {
+	// Brokers is the number of broker processes (default 1).
+	Brokers int
+	// ZooKeeper starts a real ZooKeeper and points every broker at it;
+	// without it the (single) broker runs on the embedded metadata store.
+	ZooKeeper bool
+	// Config holds server.properties overrides for every broker.
+	Config map[string]string
+	// FirstID is the first broker id (default 1).
+	FirstID int32
+}
+
+// Cluster is a set of kafgo broker processes of the built binary on free
+// 127.0.0.1 ports, with their data under t.TempDir(). Everything is killed
+// and removed when the test ends, pass or fail.
+type Cluster struct {
+	t       testing.TB
+	ZK      *ZooKeeper
+	brokers []*Broker
+}
+
+// Broker is one broker process, restartable with the same id, port and data.
+type Broker struct {
+	t       testing.TB
+	ID      int32
+	Port    int
+	Dir     string
+	args    []string
+	logPath string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	exit chan struct{}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// Binary returns the kafgo binary under test: $KAFGO_BIN (make test sets
+// it), else one built once per test process.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("KAFGO_BIN"); p != "" {
+		return p
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kafgo-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "kafgo")
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/kafgo")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building kafgo: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("testcluster: %v", binErr)
+	}
+	return binPath
+}
+
+// Start launches the cluster and waits until every broker is registered
+// and a controller is elected.
+func Start(t testing.TB, opt Options) *Cluster {
+	t.Helper()
+	if opt.Brokers <= 0 {
+		opt.Brokers = 1
+	}
+	if opt.FirstID == 0 {
+		opt.FirstID = 1
+	}
+	if opt.Brokers > 1 && !opt.ZooKeeper {
+		t.Fatal("testcluster: more than one broker needs ZooKeeper")
+	}
+	c := &Cluster{t: t}
+	if opt.ZooKeeper {
+		c.ZK = StartZooKeeper(t)
+	}
+	bin := Binary(t)
+	for i := 0; i < opt.Brokers; i++ {
+		id := opt.FirstID + int32(i)
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("broker-%d", id))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		settings := map[string]string{
+			"broker.id":                        strconv.Itoa(int(id)),
+			"listeners":                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port),
+			"log.dirs":                         filepath.Join(dir, "data"),
+			"offsets.topic.replication.factor": strconv.Itoa(min(opt.Brokers, 3)),
+			"group.initial.rebalance.delay.ms": "0",
+			"zookeeper.session.timeout.ms":     "6000",
+			"replica.lag.time.max.ms":          "6000",
+			"controlled.shutdown.retry.backoff.ms": "200",
+		}
+		if c.ZK != nil {
+			settings["zookeeper.connect"] = c.ZK.Connect()
+		}
+		for k, v := range opt.Config {
+			settings[k] = v
+		}
+		keys := make([]string, 0, len(settings))
+		for k := range settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		args := []string{"broker", "serve", "--log-level", "debug"}
+		for _, k := range keys {
+			args = append(args, "--override", k+"="+settings[k])
+		}
+		b := &Broker{t: t, ID: id, Port: port, Dir: dir, args: append([]string{bin}, args...), logPath: filepath.Join(dir, "broker.log")}
+		c.brokers = append(c.brokers, b)
+		b.Start()
+	}
+	t.Cleanup(func() {
+		for _, b := range c.brokers {
+			b.Kill()
+		}
+		// Brokers built with -race report races in their logs.
+		for _, b := range c.brokers {
+			if log := b.LogTail(1 << 20); strings.Contains(log, "WARNING: DATA RACE") {
+				t.Errorf("testcluster: broker %d reported a data race:\n%s", b.ID, raceReport(log))
+			}
+		}
+		if t.Failed() {
+			for _, b := range c.brokers {
+				t.Logf("--- broker %d log (tail) ---\n%s", b.ID, b.LogTail(120))
+			}
+		}
+	})
+	c.WaitForBrokers(60 * time.Second)
+	return c
+}
+
+// Brokers returns the brokers in id order.
+func (c *Cluster) Brokers() []*Broker { return c.brokers }
+
+// Broker returns a broker by id.
+func (c *Cluster) Broker(id int32) *Broker {
+	for _, b := range c.brokers {
+		if b.ID == id {
+			return b
+		}
+	}
+	c.t.Fatalf("testcluster: no broker %d", id)
+	return nil
+}
+
+// Addrs lists every broker's address.
+func (c *Cluster) Addrs() []string {
+	out := make([]string, len(c.brokers))
+	for i, b := range c.brokers {
+		out[i] = b.Addr()
+	}
+	return out
+}
+
+// Bootstrap is a comma-separated bootstrap list.
+func (c *Cluster) Bootstrap() string { return strings.Join(c.Addrs(), ",") }
+
+// Client returns a franz-go client closed at the end of the test.
+func (c *Cluster) Client(opts ...kgo.Opt) *kgo.Client {
+	c.t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.Addrs()...)}, opts...)...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(cl.Close)
+	return cl
+}
+
+// Admin returns a kadm client on its own franz-go client.
+func (c *Cluster) Admin() *kadm.Client { return kadm.NewClient(c.Client()) }
+
+// WaitForBrokers waits until a Metadata answer lists every running broker
+// and a controller.
+func (c *Cluster) WaitForBrokers(timeout time.Duration) {
+	c.t.Helper()
+	adm := c.Admin()
+	WaitFor(c.t, timeout, "all brokers registered with a controller", func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		m, err := adm.BrokerMetadata(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		running := 0
+		for _, b := range c.brokers {
+			if b.Running() {
+				running++
+			}
+		}
+		return len(m.Brokers) == running && m.Controller >= 0, fmt.Sprintf("%d of %d brokers, controller %d", len(m.Brokers), running, m.Controller)
+	})
+}
+
+// WaitFor polls cond until it holds or timeout passes (then the test
+// fails with cond's last explanation). Polls are 50 ms apart.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		last = why
+		if time.Now().After(deadline) {
+			t.Fatalf("testcluster: timed out after %v waiting for %s: %s", timeout, what, last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Addr is the broker's listener address.
+func (b *Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+
+// DataDir is the broker's log.dirs.
+func (b *Broker) DataDir() string { return filepath.Join(b.Dir, "data") }
+
+// Start (re)starts the process with the same settings and data.
+func (b *Broker) Start() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd != nil {
+		b.t.Fatalf("testcluster: broker %d already running", b.ID)
+	}
+	logf, err := os.OpenFile(b.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	fmt.Fprintf(logf, "\n=== start %s ===\n", time.Now().Format(time.RFC3339Nano))
+	cmd := exec.Command(b.args[0], b.args[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	setParentDeathSignal(cmd)
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		b.t.Fatalf("testcluster: starting broker %d: %v", b.ID, err)
+	}
+	exit := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(exit)
+	}()
+	b.cmd, b.exit = cmd, exit
+}
+
+// Running reports whether the process is alive (paused counts).
+func (b *Broker) Running() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd == nil {
+		return false
+	}
+	select {
+	case <-b.exit:
+		b.cmd = nil
+		return false
+	default:
+		return true
+	}
+}
+
+func (b *Broker) signal(sig syscall.Signal) {
+	b.mu.Lock()
+	cmd, exit := b.cmd, b.exit
+	b.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	if sig == syscall.SIGSTOP || sig == syscall.SIGCONT {
+		return
+	}
+	timeout := 2 * time.Minute
+	if sig == syscall.SIGKILL {
+		timeout = 10 * time.Second
+	}
+	select {
+	case <-exit:
+	case <-time.After(timeout):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-exit
+	}
+	b.mu.Lock()
+	if b.cmd == cmd {
+		b.cmd = nil
+	}
+	b.mu.Unlock()
+}
+
+// Kill is kill -9.
+func (b *Broker) Kill() {
+	b.signal(syscall.SIGCONT) // a paused process cannot die until resumed
+	b.signal(syscall.SIGKILL)
+}
+
+// Stop is SIGTERM: a clean (controlled) shutdown, waited for.
+func (b *Broker) Stop() { b.signal(syscall.SIGTERM) }
+
+// Pause is SIGSTOP; Resume is SIGCONT.
+func (b *Broker) Pause()  { b.signal(syscall.SIGSTOP) }
+func (b *Broker) Resume() { b.signal(syscall.SIGCONT) }
+
+// LogTail returns the last n lines of the broker's log.
+func (b *Broker) LogTail(n int) string {
+	data, err := os.ReadFile(b.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// raceReport cuts the first race report out of a log.
+func raceReport(log string) string {
+	i := strings.Index(log, "WARNING: DATA RACE")
+	rest := log[i:]
+	if j := strings.Index(rest, "=================="); j > 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
