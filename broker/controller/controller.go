@@ -43,6 +43,7 @@ type Controller struct {
 	wg     sync.WaitGroup
 
 	activeID atomic.Int32 // the controller as last seen in /controller, -1 none
+	stopping atomic.Bool
 	epoch    atomic.Int32 // our epoch while active
 
 	// Event-goroutine state: st is non-nil while active; gen counts
@@ -98,6 +99,9 @@ func (c *Controller) Stop() {
 		return
 	default:
 	}
+	// No election may run from here on: a watch firing on our own
+	// /controller deletion must not make us controller again.
+	c.stopping.Store(true)
 	done := make(chan struct{})
 	if c.submit(func() { c.resign("shutting down"); close(done) }) {
 		select {

@@ -12,6 +12,9 @@ import (
 // with the next controller epoch. Either way it leaves a watch that re-runs
 // the election when /controller changes.
 func (c *Controller) elect() {
+	if c.stopping.Load() {
+		return
+	}
 	ctx, cancel := c.ctx()
 	defer cancel()
 	for attempt := 0; attempt < 5; attempt++ {

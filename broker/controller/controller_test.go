@@ -1,0 +1,349 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/meta"
+	"kafgo/broker/meta/znode"
+)
+
+// fakeBrokers records the requests controllers send and answers them as a
+// healthy broker would.
+type fakeBrokers struct {
+	mu   sync.Mutex
+	sent map[int32][]kmsg.Request
+}
+
+func (f *fakeBrokers) Send(_ context.Context, broker int32, _ string, req kmsg.Request) (kmsg.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sent == nil {
+		f.sent = map[int32][]kmsg.Request{}
+	}
+	f.sent[broker] = append(f.sent[broker], req)
+	return req.ResponseKind(), nil
+}
+
+// lastLeaderAndISR returns the newest LeaderAndIsr state sent to broker for p.
+func (f *fakeBrokers) lastLeaderAndISR(broker int32, p tp) (kmsg.LeaderAndISRRequestTopicPartition, int32, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	reqs := f.sent[broker]
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if r, ok := reqs[i].(*kmsg.LeaderAndISRRequest); ok {
+			for _, ts := range r.TopicStates {
+				for _, ps := range ts.PartitionStates {
+					if ts.Topic == p.Topic && ps.Partition == p.Partition {
+						return ps, r.ControllerEpoch, true
+					}
+				}
+			}
+		}
+	}
+	return kmsg.LeaderAndISRRequestTopicPartition{}, 0, false
+}
+
+type node struct {
+	id    int32
+	store meta.Store
+	ctl   *Controller
+}
+
+type harness struct {
+	t     *testing.T
+	root  meta.Store
+	fake  *fakeBrokers
+	nodes map[int32]*node
+}
+
+func newHarness(t *testing.T, ids ...int32) *harness {
+	t.Helper()
+	root, err := meta.OpenEmbedded(filepath.Join(t.TempDir(), "meta.json"), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	ctx := context.Background()
+	if err := znode.EnsurePersistentPaths(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, root: root, fake: &fakeBrokers{}, nodes: map[int32]*node{}}
+	for _, id := range ids {
+		h.startBroker(id)
+	}
+	return h
+}
+
+// startBroker registers a broker on its own session and runs its controller.
+func (h *harness) startBroker(id int32) *node {
+	h.t.Helper()
+	s, err := h.root.(interface{ NewSession() (meta.Store, error) }).NewSession()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	reg, _ := znode.NewBrokerInfo([]znode.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: 9000 + id}}, "", time.Now()).Marshal()
+	if _, err := s.Create(context.Background(), znode.BrokerIDPath(id), reg, meta.Ephemeral); err != nil {
+		h.t.Fatal(err)
+	}
+	c := New(Config{BrokerID: id, Store: s, Sender: h.fake, InterBrokerListener: "PLAINTEXT", DeleteTopicEnable: true,
+		Logger: slog.New(slog.NewTextHandler(testLog, nil)).With("node", id)})
+	c.Start()
+	n := &node{id: id, store: s, ctl: c}
+	h.nodes[id] = n
+	h.t.Cleanup(func() { c.Stop(); s.Close() })
+	return n
+}
+
+// crash ends a broker's session: its registration and, if it held it,
+// /controller vanish, as when the process dies.
+func (h *harness) crash(id int32) {
+	n := h.nodes[id]
+	n.ctl.Stop()
+	n.store.Close()
+	delete(h.nodes, id)
+}
+
+func (h *harness) active() *node {
+	h.t.Helper()
+	var found *node
+	waitFor(h.t, 10*time.Second, "one active controller", func() bool {
+		found = nil
+		count := 0
+		for _, n := range h.nodes {
+			if n.ctl.IsActive() {
+				found = n
+				count++
+			}
+		}
+		return count == 1
+	})
+	return found
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (h *harness) state(p tp) znode.PartitionState {
+	h.t.Helper()
+	data, _, err := h.root.Get(context.Background(), znode.PartitionStatePath(p.Topic, p.Partition))
+	if err != nil {
+		h.t.Fatalf("state of %s: %v", p, err)
+	}
+	s, err := znode.ParsePartitionState(data)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+func TestElectionAndFailover(t *testing.T) {
+	h := newHarness(t, 1, 2, 3)
+	first := h.active()
+	if e := first.ctl.Epoch(); e != 1 {
+		t.Fatalf("first controller epoch %d, want 1", e)
+	}
+	for _, n := range h.nodes {
+		waitFor(t, 5*time.Second, "everyone sees the controller", func() bool { return n.ctl.ActiveID() == first.id })
+	}
+	h.crash(first.id)
+	second := h.active()
+	if second.id == first.id || second.ctl.Epoch() != 2 {
+		t.Fatalf("after failover: controller %d epoch %d", second.id, second.ctl.Epoch())
+	}
+	data, _, err := h.root.Get(context.Background(), znode.ControllerEpochPath)
+	if err != nil || string(data) != "2" {
+		t.Fatalf("/controller_epoch = %q, %v", data, err)
+	}
+}
+
+func TestTopicCreationAndBrokerFailure(t *testing.T) {
+	h := newHarness(t, 1, 2, 3)
+	ctl := h.active()
+	admin := &Admin{Store: h.root}
+	ctx := context.Background()
+	assignment := map[int32][]int32{0: {1, 2, 3}, 1: {2, 3, 1}, 2: {3, 1, 2}}
+	if _, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Assignment: assignment}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1}, false); !isCode(err, kerr.TopicAlreadyExists) {
+		t.Fatalf("duplicate create: %v", err)
+	}
+	for p := int32(0); p < 3; p++ {
+		part := tp{Topic: "t", Partition: p}
+		waitFor(t, 5*time.Second, "partition initialised", func() bool {
+			_, _, err := h.root.Get(ctx, znode.PartitionStatePath("t", p))
+			return err == nil
+		})
+		st := h.state(part)
+		if st.Leader != assignment[p][0] || !slices.Equal(st.ISR, assignment[p]) || st.LeaderEpoch != 0 {
+			t.Fatalf("%s initial state %+v", part, st)
+		}
+		for _, r := range assignment[p] {
+			waitFor(t, 5*time.Second, fmt.Sprintf("LeaderAndIsr for %s to %d", part, r), func() bool {
+				ps, _, ok := h.fake.lastLeaderAndISR(r, part)
+				return ok && ps.Leader == assignment[p][0] && ps.IsNew
+			})
+		}
+	}
+
+	// Broker 2 dies: partition 1 (led by 2) moves to 3, the next in-sync
+	// replica in assignment order; 2 leaves every ISR; epochs go up.
+	victim := int32(2)
+	if ctl.id == victim {
+		victim = 3
+	}
+	h.crash(victim)
+	waitFor(t, 5*time.Second, "leaders moved off the dead broker", func() bool {
+		for p := int32(0); p < 3; p++ {
+			st := h.state(tp{Topic: "t", Partition: p})
+			if st.Leader == victim || slices.Contains(st.ISR, victim) {
+				return false
+			}
+		}
+		return true
+	})
+	for p := int32(0); p < 3; p++ {
+		st := h.state(tp{Topic: "t", Partition: p})
+		if st.LeaderEpoch != 1 {
+			t.Fatalf("partition %d: leader epoch %d after failure, want 1", p, st.LeaderEpoch)
+		}
+		var want int32 = -1
+		for _, r := range assignment[p] {
+			if r != victim {
+				want = r
+				break
+			}
+		}
+		if st.Leader != want {
+			t.Fatalf("partition %d: leader %d, want %d (first live in-sync in assignment order)", p, st.Leader, want)
+		}
+	}
+}
+
+func isCode(err error, code *kerr.Error) bool {
+	var ke *kerr.Error
+	return err != nil && errorsAs(err, &ke) && ke == code
+}
+
+func TestAlterPartitionValidation(t *testing.T) {
+	h := newHarness(t, 1, 2)
+	ctl := h.active()
+	ctx := context.Background()
+	if _, err := (&Admin{Store: h.root}).CreateTopic(ctx, TopicSpec{Name: "a", Assignment: map[int32][]int32{0: {1, 2}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	part := tp{Topic: "a", Partition: 0}
+	waitFor(t, 5*time.Second, "partition initialised", func() bool {
+		_, _, err := h.root.Get(ctx, znode.PartitionStatePath("a", 0))
+		return err == nil
+	})
+	_, stat, _ := h.root.Get(ctx, znode.PartitionStatePath("a", 0))
+	_, regStat, _ := h.root.Get(ctx, znode.BrokerIDPath(1))
+
+	alter := func(from int32, epoch int64, leaderEpoch, partitionEpoch int32, isr []int32) (*kmsg.AlterPartitionResponse, error) {
+		req := kmsg.NewPtrAlterPartitionRequest()
+		req.Version = 1
+		req.BrokerID, req.BrokerEpoch = from, epoch
+		rt := kmsg.NewAlterPartitionRequestTopic()
+		rt.Topic = "a"
+		rp := kmsg.NewAlterPartitionRequestTopicPartition()
+		rp.Partition, rp.LeaderEpoch, rp.PartitionEpoch, rp.NewISR = 0, leaderEpoch, partitionEpoch, isr
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		return ctl.ctl.AlterPartition(ctx, req)
+	}
+	code := func(r *kmsg.AlterPartitionResponse) int16 {
+		if r.ErrorCode != 0 {
+			return r.ErrorCode
+		}
+		return r.Topics[0].Partitions[0].ErrorCode
+	}
+	_, reg2Stat, _ := h.root.Get(ctx, znode.BrokerIDPath(2))
+	for name, tc := range map[string]struct {
+		from           int32
+		epoch          int64
+		leaderEpoch    int32
+		partitionEpoch int32
+		isr            []int32
+		want           *kerr.Error
+	}{
+		"stale broker epoch":  {1, regStat.Czxid - 1, 0, stat.Version, []int32{1}, kerr.StaleBrokerEpoch},
+		"not the leader":      {2, reg2Stat.Czxid, 0, stat.Version, []int32{2}, kerr.NotLeaderForPartition},
+		"old leader epoch":    {1, regStat.Czxid, -1, stat.Version, []int32{1}, kerr.FencedLeaderEpoch},
+		"wrong partition ep.": {1, regStat.Czxid, 0, stat.Version + 5, []int32{1}, kerr.InvalidUpdateVersion},
+		"unassigned replica":  {1, regStat.Czxid, 0, stat.Version, []int32{1, 7}, kerr.IneligibleReplica},
+	} {
+		r, err := alter(tc.from, tc.epoch, tc.leaderEpoch, tc.partitionEpoch, tc.isr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := code(r); got != tc.want.Code {
+			t.Errorf("%s: %v, want %v", name, kerr.ErrorForCode(got), tc.want)
+		}
+	}
+	r, err := alter(1, regStat.Czxid, 0, stat.Version, []int32{1})
+	if err != nil || code(r) != 0 {
+		t.Fatalf("valid shrink: %v %v", err, kerr.ErrorForCode(code(r)))
+	}
+	got := r.Topics[0].Partitions[0]
+	if !slices.Equal(got.ISR, []int32{1}) || got.PartitionEpoch != stat.Version+1 || got.LeaderEpoch != 0 {
+		t.Fatalf("answer %+v", got)
+	}
+	if st := h.state(part); !slices.Equal(st.ISR, []int32{1}) || st.LeaderEpoch != 0 {
+		t.Fatalf("stored state %+v", st)
+	}
+}
+
+// TestFencedControllerCannotWrite: a controller whose epoch was superseded
+// (another took over while it still believed itself active) fails its
+// writes on the /controller_epoch check, and resigns.
+func TestFencedControllerCannotWrite(t *testing.T) {
+	h := newHarness(t, 1)
+	n := h.active()
+	ctx := context.Background()
+	if _, err := h.root.Set(ctx, znode.ControllerEpochPath, []byte("7"), -1); err != nil {
+		t.Fatal(err)
+	}
+	p := tp{Topic: "f", Partition: 0}
+	wrote, err := call(ctx, n.ctl, func() (bool, error) {
+		ok := n.ctl.createState(p, &partState{leader: 1, isr: []int32{1}, controllerEpoch: n.ctl.st.epoch})
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrote {
+		t.Fatal("a fenced controller wrote a partition state")
+	}
+	if ok, _, _ := h.root.Exists(ctx, znode.PartitionStatePath("f", 0)); ok {
+		t.Fatal("partition state znode exists after a fenced write")
+	}
+	resigned, _ := call(ctx, n.ctl, func() (bool, error) { return n.ctl.st == nil || n.ctl.st.epoch > 7, nil })
+	if !resigned {
+		t.Fatal("fenced controller did not resign")
+	}
+}
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+var testLog io.Writer = io.Discard
