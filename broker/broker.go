@@ -29,7 +29,7 @@ import (
 type Broker struct {
 	cfg    atomic.Pointer[config.Broker]
 	static *config.Broker // the configuration as started, before dynamic changes
-	log *slog.Logger
+	log    *slog.Logger
 
 	store     meta.Store
 	clusterID string

@@ -19,12 +19,12 @@ import (
 // follows /config/changes, so a change made on any broker reaches every
 // partition of the topic here.
 type topicConfigs struct {
-	admin   *controller.Admin
-	store   meta.Store
-	broker  func() *config.Broker
-	log     *slog.Logger
-	onTopic func(topic string)            // a topic's config changed
-	onBroker func(entity string)          // a broker's dynamic config changed
+	admin    *controller.Admin
+	store    meta.Store
+	broker   func() *config.Broker
+	log      *slog.Logger
+	onTopic  func(topic string)  // a topic's config changed
+	onBroker func(entity string) // a broker's dynamic config changed
 
 	mu        sync.RWMutex
 	overrides map[string]map[string]string

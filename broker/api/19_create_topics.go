@@ -154,4 +154,3 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-

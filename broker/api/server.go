@@ -151,7 +151,9 @@ func (s *Server) Local(ctx context.Context, req kmsg.Request) (kmsg.Response, er
 		return nil, fmt.Errorf("api: local call to key %d v%d outside v%d-v%d", req.Key(), v, h.minVersion, h.maxVersion)
 	}
 	done := make(chan Result, 1)
-	go func() { done <- h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})() }()
+	go func() {
+		done <- h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})()
+	}()
 	select {
 	case res := <-done:
 		if res.Resp == nil {

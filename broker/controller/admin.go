@@ -33,7 +33,6 @@ type TopicSpec struct {
 	Configs           map[string]string
 }
 
-
 // LiveBrokers reads the registered brokers with their racks.
 func (a *Admin) LiveBrokers(ctx context.Context) ([]BrokerRack, error) {
 	ids, _, err := a.Store.Children(ctx, znode.BrokerIDsPath)

@@ -21,6 +21,10 @@ const DefaultSessionTimeout = 18 * time.Second
 // default is 1 MiB; this leaves room for large child lists.
 const maxPacket = 16 << 20
 
+// minHandshake is the least time a connect handshake is given, however
+// short the session timeout and however many servers there are.
+const minHandshake = time.Second
+
 // closeWait bounds how long Close waits for go-zookeeper's loop to finish;
 // it sends a close request and gives up after about a second on its own.
 const closeWait = 5 * time.Second
@@ -71,7 +75,7 @@ func DialZooKeeper(ctx context.Context, connect string, sessionTimeout time.Dura
 		chroot:   chroot,
 		acl:      zk.WorldACL(zk.PermAll),
 		logger:   logger.With("component", "meta.zookeeper"),
-		dialer:   &zkDialer{},
+		dialer:   &zkDialer{handshake: max(sessionTimeout/time.Duration(len(servers)), minHandshake)},
 		loopDone: make(chan struct{}),
 		firstUp:  make(chan struct{}),
 	}

@@ -17,6 +17,14 @@ import (
 // and it can refuse new connections for a moment so that the client does
 // not win back its session while ExpireSession is closing it.
 type zkDialer struct {
+	// handshake bounds the connect handshake, as the Java client's
+	// connectTimeout (session timeout / number of servers). go-zookeeper
+	// waits up to ten receive timeouts for the ConnectResponse and reads its
+	// body with no deadline at all, so a server that accepts but does not
+	// answer (one still starting up, say) would stall reconnection for a
+	// minute or more.
+	handshake time.Duration
+
 	mu      sync.Mutex
 	blocked bool
 	id      int64
@@ -38,7 +46,11 @@ func (d *zkDialer) dial(network, addr string, timeout time.Duration) (net.Conn, 
 	if err != nil {
 		return nil, err
 	}
-	return &sniffConn{Conn: c, d: d, addr: addr}, nil
+	sc := &sniffConn{Conn: c, d: d, addr: addr}
+	if d.handshake > 0 {
+		sc.limit = time.Now().Add(d.handshake)
+	}
+	return sc, nil
 }
 
 func (d *zkDialer) sessionID() int64 {
@@ -65,10 +77,21 @@ func (d *zkDialer) setBlocked(b bool) {
 // for buf and done.
 type sniffConn struct {
 	net.Conn
-	d    *zkDialer
-	addr string
-	buf  []byte
-	done bool
+	d     *zkDialer
+	addr  string
+	limit time.Time // handshake deadline; zero for none
+	buf   []byte
+	done  bool
+}
+
+// SetReadDeadline clamps go-zookeeper's read deadlines to the handshake
+// deadline until the ConnectResponse has been read. The same goroutine
+// that reads the handshake sets these deadlines, so done needs no lock.
+func (c *sniffConn) SetReadDeadline(t time.Time) error {
+	if !c.done && !c.limit.IsZero() && (t.IsZero() || t.After(c.limit)) {
+		t = c.limit
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 func (c *sniffConn) Read(p []byte) (int, error) {

@@ -182,6 +182,12 @@ func TestZooKeeperServerRestart(t *testing.T) {
 
 	// Back within the session timeout: same session, ephemeral intact.
 	zk.Restart()
+	t.Cleanup(func() {
+		if t.Failed() {
+			srvr, err := testcluster.FourLetterWord(zk.Connect(), "cons", 2*time.Second)
+			t.Logf("after restart: server running=%v, cons: %q %v", zk.Running(), srvr, err)
+		}
+	})
 	waitStates(t, states, meta.SessionConnected)
 	if s.SessionID() != id {
 		t.Fatalf("session changed across a quick restart: %x -> %x", id, s.SessionID())

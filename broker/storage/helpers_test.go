@@ -263,3 +263,5 @@ func readAllUnchecked(t testing.TB, l *Log) [][]byte {
 	}
 	return out
 }
+
+func parseHeaderForBench(b []byte) (record.BatchHeader, error) { return record.ParseBatchHeader(b) }

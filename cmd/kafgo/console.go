@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +44,8 @@ func clientConfig(bootstrap, file string, props []string) (*cliutil.Config, map[
 	}
 	return c, cliProps, fileProps, nil
 }
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

@@ -131,4 +131,3 @@ Examples:
 	f.Int64Var(&timeoutMs, "timeout", 5000, "The timeout that can be set for some use cases. For example, it can be used when describing the group to specify the maximum amount of time in milliseconds to wait before the group stabilizes.")
 	return cmd
 }
-

@@ -119,13 +119,13 @@ func Start(t testing.TB, opt Options) *Cluster {
 			t.Fatal(err)
 		}
 		settings := map[string]string{
-			"broker.id":                        strconv.Itoa(int(id)),
-			"listeners":                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port),
-			"log.dirs":                         filepath.Join(dir, "data"),
-			"offsets.topic.replication.factor": strconv.Itoa(min(opt.Brokers, 3)),
-			"group.initial.rebalance.delay.ms": "0",
-			"zookeeper.session.timeout.ms":     "6000",
-			"replica.lag.time.max.ms":          "6000",
+			"broker.id":                            strconv.Itoa(int(id)),
+			"listeners":                            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port),
+			"log.dirs":                             filepath.Join(dir, "data"),
+			"offsets.topic.replication.factor":     strconv.Itoa(min(opt.Brokers, 3)),
+			"group.initial.rebalance.delay.ms":     "0",
+			"zookeeper.session.timeout.ms":         "6000",
+			"replica.lag.time.max.ms":              "6000",
 			"controlled.shutdown.retry.backoff.ms": "200",
 		}
 		if c.ZK != nil {

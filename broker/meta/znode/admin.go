@@ -133,7 +133,7 @@ func (r *ReassignPartitions) Unmarshal(data []byte) error {
 	var v struct {
 		Partitions []struct {
 			tpJSON
-			Replicas []int32 `json:"replicas"`
+			Replicas []int32  `json:"replicas"`
 			LogDirs  []string `json:"log_dirs"`
 		} `json:"partitions"`
 	}
