@@ -36,7 +36,11 @@ var commandGroups []func() *cobra.Command
 func main() {
 	root := newRootCommand()
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", err)
+		// Tools that print failures in Kafka's own words say so.
+		var reported interface{ AlreadyReported() bool }
+		if !errors.As(err, &reported) || !reported.AlreadyReported() {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+		}
 		// Tools that mirror Kafka's exit statuses carry their own code.
 		var coded interface{ ExitCode() int }
 		if errors.As(err, &coded) {

@@ -1,0 +1,207 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/cliutil"
+)
+
+// ConsumerOptions configure what and how the console consumer reads.
+type ConsumerOptions struct {
+	Topic   string
+	Include string // Java regex over whole topic names (--include)
+
+	Partition    int32
+	PartitionSet bool
+	// Offset is --offset: "earliest", "latest" or a non-negative offset;
+	// only with a partition.
+	Offset        string
+	FromBeginning bool
+	// FromTimestamp, when FromTimestampSet, starts each partition at the
+	// first record stamped at or after it (kafgo extension).
+	FromTimestamp    int64
+	FromTimestampSet bool
+
+	MaxMessages int           // 0: no limit
+	Timeout     time.Duration // 0: wait forever for the next record
+
+	Formatter FormatterConfig
+}
+
+// Validate applies ConsoleConsumer's argument checks.
+func (o *ConsumerOptions) Validate() error {
+	if (o.Topic == "") == (o.Include == "") {
+		return errors.New("Exactly one of include/topic is required.")
+	}
+	if o.PartitionSet && o.Topic == "" {
+		return errors.New("The topic is required when partition is specified.")
+	}
+	if o.Offset != "" && !o.PartitionSet {
+		return errors.New("The partition is required when offset is specified.")
+	}
+	if o.FromBeginning && o.Offset != "" {
+		return errors.New("Options from-beginning and offset cannot be specified together.")
+	}
+	if o.FromTimestampSet && (o.FromBeginning || o.Offset != "") {
+		return errors.New("Option from-timestamp cannot be used with from-beginning or offset.")
+	}
+	if o.Offset != "" {
+		if _, err := partitionOffset(o.Offset); err != nil {
+			return err
+		}
+	}
+	if o.MaxMessages < 0 {
+		return errors.New("max-messages must not be negative")
+	}
+	return nil
+}
+
+func partitionOffset(s string) (kgo.Offset, error) {
+	switch strings.ToLower(s) {
+	case "earliest":
+		return kgo.NewOffset().AtStart(), nil
+	case "latest":
+		return kgo.NewOffset().AtEnd(), nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return kgo.Offset{}, errors.New("The provided offset value is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.")
+	}
+	return kgo.NewOffset().At(n), nil
+}
+
+// internalTopics are skipped by --include, as exclude.internal.topics=true
+// makes the Java consumer do.
+var internalTopics = []string{"__consumer_offsets", "__transaction_state"}
+
+// NewConsumerClient builds the consumer client: the Java consumer config c
+// (group.id, auto.offset.reset, ...) plus what o selects. --group must
+// already be merged into c as group.id. The start position follows Kafka:
+// --from-beginning means auto.offset.reset=earliest, otherwise the
+// configured reset policy (default latest) applies; a partition starts at
+// --offset (default latest, or earliest with --from-beginning).
+func NewConsumerClient(c *cliutil.Config, o ConsumerOptions) (*kgo.Client, cliutil.ConsumerSettings, error) {
+	if err := o.Validate(); err != nil {
+		return nil, cliutil.ConsumerSettings{}, err
+	}
+	if o.FromBeginning {
+		if v, ok := c.Peek("auto.offset.reset"); ok && !strings.EqualFold(v, "earliest") {
+			return nil, cliutil.ConsumerSettings{}, fmt.Errorf("Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', to make it work, please remove 'auto.offset.reset' or set it to 'earliest'.", v)
+		}
+		c.Set("auto.offset.reset", "earliest")
+	}
+	opts, set, err := cliutil.ConsumerOpts(c)
+	if err != nil {
+		return nil, set, err
+	}
+	if o.PartitionSet && set.Group != "" {
+		return nil, set, errors.New("Options group and partition cannot be specified together.")
+	}
+	switch {
+	case o.PartitionSet:
+		start := kgo.NewOffset().AtEnd()
+		switch {
+		case o.FromBeginning:
+			start = kgo.NewOffset().AtStart()
+		case o.FromTimestampSet:
+			start = kgo.NewOffset().AfterMilli(o.FromTimestamp)
+		case o.Offset != "":
+			start, _ = partitionOffset(o.Offset)
+		}
+		opts = append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{o.Topic: {o.Partition: start}}))
+	case o.Include != "":
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics("^(?:"+o.Include+")$"),
+			kgo.ConsumeExcludeTopics(internalTopics...))
+	default:
+		opts = append(opts, kgo.ConsumeTopics(o.Topic))
+	}
+	if o.FromTimestampSet && !o.PartitionSet {
+		// Only partitions without a committed offset start here.
+		opts = append(opts, kgo.ConsumeStartOffset(kgo.NewOffset().AfterMilli(o.FromTimestamp)))
+	}
+	if set.Group != "" && set.AutoCommit {
+		// Commit only what was printed: a poll can return more records
+		// than --max-messages lets through.
+		opts = append(opts, kgo.AutoCommitMarks())
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, set, fmt.Errorf("console: creating consumer: %w", err)
+	}
+	return cl, set, nil
+}
+
+// Consume prints records from cl to out until ctx ends, MaxMessages have
+// been printed, or no record arrives for Timeout. With a group and
+// auto-commit it commits the printed records before returning. It returns
+// how many records it printed; the caller reports the count.
+func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil.ConsumerSettings, out io.Writer) (int, error) {
+	var (
+		n    int
+		buf  []byte
+		ferr error
+	)
+	marks := set.Group != "" && set.AutoCommit
+	maxPoll := set.MaxPollRecords
+	if maxPoll <= 0 {
+		maxPoll = 500
+	}
+loop:
+	for o.MaxMessages == 0 || n < o.MaxMessages {
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if o.Timeout > 0 {
+			pctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		}
+		fetches := cl.PollRecords(pctx, maxPoll)
+		expired := o.Timeout > 0 && errors.Is(pctx.Err(), context.DeadlineExceeded)
+		cancel()
+		if ctx.Err() != nil || fetches.IsClientClosed() {
+			break
+		}
+		for _, fe := range fetches.Errors() {
+			if errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, context.Canceled) {
+				continue
+			}
+			ferr = fmt.Errorf("console: consuming %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+			break loop
+		}
+		if fetches.NumRecords() == 0 {
+			if expired {
+				break // --timeout-ms passed without a record
+			}
+			continue
+		}
+		it := fetches.RecordIter()
+		for !it.Done() {
+			r := it.Next()
+			var err error
+			if buf, err = o.Formatter.writeRecord(out, buf, r); err != nil {
+				ferr = err
+				break loop
+			}
+			if marks {
+				cl.MarkCommitRecords(r)
+			}
+			n++
+			if o.MaxMessages > 0 && n >= o.MaxMessages {
+				break loop
+			}
+		}
+	}
+	if marks {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := cl.CommitMarkedOffsets(cctx); err != nil && ferr == nil {
+			ferr = fmt.Errorf("console: committing offsets: %w", err)
+		}
+	}
+	return n, ferr
+}

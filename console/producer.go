@@ -1,0 +1,176 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/cliutil"
+)
+
+// ProducerOptions configure Produce.
+type ProducerOptions struct {
+	Topic string
+	// Partition, when PartitionSet, sends every record to that partition
+	// (a kafgo extension; Kafka's console producer has no such flag).
+	Partition    int32
+	PartitionSet bool
+	Reader       ReaderConfig
+	// Sync waits for each record's acknowledgement before reading the next
+	// line (--sync).
+	Sync bool
+	// MaxBlock bounds how long handing one record to the client may block
+	// on a full buffer (max.block.ms); zero is unbounded.
+	MaxBlock time.Duration
+	// Prompt prints Kafka's ">" before each line, for terminals.
+	Prompt bool
+}
+
+// ProduceResult counts what Produce did.
+type ProduceResult struct {
+	Sent   int64 // acknowledged records
+	Failed int64 // records that could not be produced
+}
+
+// ErrRecordsFailed is returned, wrapped, when any record failed.
+var ErrRecordsFailed = errors.New("records failed")
+
+// NewProducerClient builds the producer client from a Java producer
+// config. With PartitionSet, records keep the partition the tool sets.
+func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliutil.ProducerSettings, error) {
+	opts, set, err := cliutil.ProducerOpts(c)
+	if err != nil {
+		return nil, set, err
+	}
+	opts = append(opts, kgo.DefaultProduceTopic(o.Topic))
+	if o.PartitionSet {
+		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, set, fmt.Errorf("console: creating producer: %w", err)
+	}
+	return cl, set, nil
+}
+
+// Produce reads records from in, one per line, and produces them with cl.
+// It always flushes before returning, so every record read is either
+// acknowledged or counted as failed; a failed record is reported on errOut
+// the way Kafka's ErrorLoggingCallback does, and makes Produce return an
+// error wrapping ErrRecordsFailed. A line that cannot be parsed stops
+// reading, as in Kafka.
+func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reader, out, errOut io.Writer) (ProduceResult, error) {
+	var (
+		res     ProduceResult
+		sent    atomic.Int64
+		failed  atomic.Int64
+		errMu   sync.Mutex
+		lr      = NewLineReader(o.Reader)
+		scanner = bufio.NewScanner(in)
+	)
+	// Lines may be as large as a record may be.
+	scanner.Buffer(make([]byte, 64*1024), 100*1024*1024)
+	promise := func(r *kgo.Record, err error) {
+		if err == nil {
+			sent.Add(1)
+			return
+		}
+		failed.Add(1)
+		key := "null"
+		if r.Key != nil {
+			key = fmt.Sprintf("%d bytes", len(r.Key))
+		}
+		errMu.Lock()
+		fmt.Fprintf(errOut, "ERROR Error when sending message to topic %s with key: %s, value: %d bytes with error: %v\n", o.Topic, key, len(r.Value), err)
+		errMu.Unlock()
+	}
+
+	var readErr error
+	for {
+		if o.Prompt {
+			fmt.Fprint(out, ">")
+		}
+		if !scanner.Scan() {
+			readErr = scanner.Err()
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := lr.Parse(trimCR(scanner.Text()))
+		if err != nil {
+			readErr = err
+			break
+		}
+		r.Topic = o.Topic
+		if o.PartitionSet {
+			r.Partition = o.Partition
+		}
+		if o.Sync {
+			promise(r, cl.ProduceSync(ctx, r).FirstErr())
+			continue
+		}
+		produceBounded(cl, r, o.MaxBlock, promise)
+	}
+	// Flush with a fresh context: an interrupt stops reading, but records
+	// already read still deserve their acknowledgement or error.
+	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
+		return res, fmt.Errorf("console: flushing: %w", err)
+	}
+	res.Sent, res.Failed = sent.Load(), failed.Load()
+	if readErr != nil {
+		return res, fmt.Errorf("console: %w", readErr)
+	}
+	if res.Failed > 0 {
+		return res, fmt.Errorf("console: %d of %d %w", res.Failed, res.Failed+res.Sent, ErrRecordsFailed)
+	}
+	return res, nil
+}
+
+// produceBounded hands r to the client, giving up after maxBlock if the
+// client's buffer stays full. kgo blocks in Produce while its buffer is
+// full and aborts the wait when the record's context ends, so the record
+// gets a context that is cancelled only if Produce has not returned by the
+// deadline; once Produce returns, the context is never cancelled until the
+// record is done, since a cancelled context would also fail its batch.
+func produceBounded(cl *kgo.Client, r *kgo.Record, maxBlock time.Duration, promise func(*kgo.Record, error)) {
+	if maxBlock <= 0 {
+		cl.Produce(context.Background(), r, promise)
+		return
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	returned := false
+	timer := time.AfterFunc(maxBlock, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !returned {
+			cancel()
+		}
+	})
+	cl.Produce(rctx, r, func(r *kgo.Record, err error) {
+		if err != nil && errors.Is(err, context.Canceled) {
+			err = fmt.Errorf("Failed to allocate memory within the configured max blocking time %d ms.: %w", maxBlock.Milliseconds(), err)
+		}
+		cancel()
+		promise(r, err)
+	})
+	mu.Lock()
+	returned = true
+	mu.Unlock()
+	timer.Stop()
+}
+
+func trimCR(s string) string {
+	if n := len(s); n > 0 && s[n-1] == '\r' {
+		return s[:n-1]
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package cliutil
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ErrNoBootstrap is the Java client's complaint when no broker is named.
+var ErrNoBootstrap = errors.New(`Missing required configuration "bootstrap.servers" which has no default value.`)
+
+// compatOnly are Java-client properties that have no kgo counterpart and no
+// effect on behaviour that matters here; they are read so that configs
+// copied from a Java install do not draw warnings.
+var compatOnly = []string{
+	"key.serializer", "value.serializer", "key.deserializer", "value.deserializer",
+	"reconnect.backoff.ms", "reconnect.backoff.max.ms", "send.buffer.bytes", "receive.buffer.bytes",
+	"default.api.timeout.ms", "client.dns.lookup", "metrics.recording.level", "metric.reporters",
+	"metrics.num.samples", "metrics.sample.window.ms", "auto.include.jmx.reporter", "check.crcs",
+	"exclude.internal.topics", "allow.auto.create.topics", "interceptor.classes",
+}
+
+// SplitServers splits a --bootstrap-server / bootstrap.servers list.
+func SplitServers(list string) []string {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// CommonOpts maps the properties every Kafka client understands:
+// connection, identity, timeouts and security. bootstrap.servers is
+// required.
+func CommonOpts(c *Config) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	bs, _ := c.Get("bootstrap.servers")
+	seeds := SplitServers(bs)
+	if len(seeds) == 0 {
+		return nil, ErrNoBootstrap
+	}
+	opts = append(opts, kgo.SeedBrokers(seeds...))
+	if id, ok := c.Get("client.id"); ok && id != "" {
+		opts = append(opts, kgo.ClientID(id))
+	}
+	type msOpt struct {
+		key string
+		opt func(time.Duration) kgo.Opt
+	}
+	for _, m := range []msOpt{
+		// Java's request.timeout.ms bounds how long the client waits for
+		// any response; kgo's overhead is that bound for requests without
+		// a timeout of their own, and the slack beyond it for the rest.
+		{"request.timeout.ms", func(d time.Duration) kgo.Opt { return kgo.RequestTimeoutOverhead(d) }},
+		{"metadata.max.age.ms", func(d time.Duration) kgo.Opt { return kgo.MetadataMaxAge(d) }},
+		{"connections.max.idle.ms", func(d time.Duration) kgo.Opt { return kgo.ConnIdleTimeout(d) }},
+		{"socket.connection.setup.timeout.ms", func(d time.Duration) kgo.Opt { return kgo.DialTimeout(d) }},
+		{"retry.backoff.ms", func(d time.Duration) kgo.Opt {
+			return kgo.RetryBackoffFn(func(int) time.Duration { return d })
+		}},
+	} {
+		d, ok, err := c.Millis(m.key)
+		if err != nil {
+			return nil, fmt.Errorf("cliutil: %w", err)
+		}
+		if ok {
+			opts = append(opts, m.opt(d))
+		}
+	}
+	sec, err := securityOpts(c)
+	if err != nil {
+		return nil, fmt.Errorf("cliutil: %w", err)
+	}
+	c.Consume(compatOnly...)
+	return append(opts, sec...), nil
+}
+
+// BootstrapConfig builds a Config from a --bootstrap-server value and an
+// optional properties file, with the flag taking precedence over any
+// bootstrap.servers in the file, as Kafka's tools do.
+func BootstrapConfig(bootstrap, propsFile string) (*Config, error) {
+	c := NewConfig()
+	if err := c.LoadFile(propsFile); err != nil {
+		return nil, err
+	}
+	if bootstrap != "" {
+		c.Set("bootstrap.servers", bootstrap)
+	}
+	return c, nil
+}

@@ -1,0 +1,221 @@
+package cliutil
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kgoDefaultBatchMax is kgo's default ProducerBatchMaxBytes.
+const kgoDefaultBatchMax = 1000012
+
+// ProducerSettings are the parts of a producer config that a tool applies
+// itself because kgo has no option for them.
+type ProducerSettings struct {
+	// MaxBlock is max.block.ms: how long handing a record to the client
+	// may block waiting for buffer space. Zero means no bound.
+	MaxBlock time.Duration
+	// Acks is the normalized acks value: "all", "1" or "0".
+	Acks string
+	// Idempotent reports whether idempotent writes stay enabled.
+	Idempotent bool
+}
+
+// Codec maps a Kafka compression.type name onto a kgo codec.
+func Codec(name string) (kgo.CompressionCodec, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "none", "":
+		return kgo.NoCompression(), nil
+	case "gzip":
+		return kgo.GzipCompression(), nil
+	case "snappy":
+		return kgo.SnappyCompression(), nil
+	case "lz4":
+		return kgo.Lz4Compression(), nil
+	case "zstd":
+		return kgo.ZstdCompression(), nil
+	}
+	return kgo.CompressionCodec{}, fmt.Errorf("Invalid value %s for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd", name)
+}
+
+// Partitioner maps partitioner.class (Java class names or short names).
+// The default is the Java client's: murmur2 of the key modulo the partition
+// count, sticky batches for records without a key.
+func Partitioner(name string) (kgo.Partitioner, error) {
+	short := name
+	if i := strings.LastIndexByte(short, '.'); i >= 0 {
+		short = short[i+1:]
+	}
+	switch strings.ToLower(short) {
+	case "", "defaultpartitioner", "default", "murmur2":
+		return kgo.StickyKeyPartitioner(nil), nil
+	case "roundrobinpartitioner", "roundrobin":
+		return kgo.RoundRobinPartitioner(), nil
+	case "uniformstickypartitioner", "sticky":
+		return kgo.StickyPartitioner(), nil
+	}
+	return nil, fmt.Errorf("unsupported partitioner.class %s", name)
+}
+
+// ProducerOpts maps producer properties (and the common ones) onto kgo.
+//
+// Two deliberate differences from a literal mapping: batch.size caps a kgo
+// batch, and kgo fails a record larger than its cap where Java would send
+// it alone, so batch.size is applied only when it is set explicitly (kgo's
+// default cap matches the broker's max.message.bytes); and the Java
+// default of enable.idempotence=true is kept except where acks or
+// max.in.flight.requests.per.connection conflict with it, which is Java's
+// own rule since 3.2.
+func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
+	var set ProducerSettings
+	opts, err := CommonOpts(c)
+	if err != nil {
+		return nil, set, err
+	}
+	wrap := func(err error) ([]kgo.Opt, ProducerSettings, error) {
+		return nil, set, fmt.Errorf("cliutil: %w", err)
+	}
+
+	set.Acks = "all"
+	if v, ok := c.Get("acks"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "all", "-1":
+			set.Acks = "all"
+		case "1":
+			set.Acks = "1"
+		case "0":
+			set.Acks = "0"
+		default:
+			return wrap(fmt.Errorf("Invalid value %s for configuration acks: String must be one of: all, -1, 0, 1", v))
+		}
+	}
+	switch set.Acks {
+	case "all":
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	case "1":
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
+	case "0":
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
+	}
+
+	inflight, inflightSet, err := c.Int("max.in.flight.requests.per.connection")
+	if err != nil {
+		return wrap(err)
+	}
+	if inflightSet && inflight < 1 {
+		return wrap(invalidValue("max.in.flight.requests.per.connection", fmt.Sprint(inflight), "a value of at least 1"))
+	}
+	idem, idemSet, err := c.Bool("enable.idempotence")
+	if err != nil {
+		return wrap(err)
+	}
+	switch {
+	case idemSet && idem && set.Acks != "all":
+		return wrap(errors.New("Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."))
+	case idemSet && idem && inflightSet && inflight > 5:
+		return wrap(errors.New("Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer."))
+	case idemSet:
+		set.Idempotent = idem
+	default:
+		set.Idempotent = set.Acks == "all" && (!inflightSet || inflight <= 5)
+	}
+	if !set.Idempotent {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+		if inflightSet {
+			opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(int(inflight)))
+		}
+	}
+
+	if v, ok := c.Get("compression.type"); ok {
+		codec, err := Codec(v)
+		if err != nil {
+			return wrap(err)
+		}
+		opts = append(opts, kgo.ProducerBatchCompression(codec))
+	} else {
+		// Java's default is none; kgo's is snappy.
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.NoCompression()))
+	}
+
+	pclass, _ := c.Get("partitioner.class")
+	part, err := Partitioner(pclass)
+	if err != nil {
+		return wrap(err)
+	}
+	opts = append(opts, kgo.RecordPartitioner(part))
+
+	if d, ok, err := c.Millis("linger.ms"); err != nil {
+		return wrap(err)
+	} else if ok {
+		opts = append(opts, kgo.ProducerLinger(d))
+	}
+	maxReq, maxReqSet, err := c.Int("max.request.size")
+	if err != nil {
+		return wrap(err)
+	}
+	if maxReqSet {
+		if maxReq < 1 || maxReq > 1<<30 {
+			return wrap(invalidValue("max.request.size", fmt.Sprint(maxReq), "a value between 1 and 1073741824"))
+		}
+		opts = append(opts, kgo.BrokerMaxWriteBytes(int32(maxReq)))
+	}
+	batch, batchSet, err := c.Int("batch.size")
+	if err != nil {
+		return wrap(err)
+	}
+	if !batchSet && maxReqSet {
+		// kgo requires its batch cap not to exceed the request cap; its
+		// default cap is the broker's max.message.bytes default.
+		batch, batchSet = min(maxReq, kgoDefaultBatchMax), true
+	}
+	if n, ok := batch, batchSet; ok {
+		// kgo refuses caps under 512 bytes; Java's batch.size=0 (no
+		// batching) is the closest to the smallest cap kgo takes.
+		n = max(n, 512)
+		if maxReqSet {
+			n = min(n, maxReq)
+		}
+		n = min(n, 1<<30)
+		opts = append(opts, kgo.ProducerBatchMaxBytes(int32(n)))
+	}
+	if n, ok, err := c.Int("buffer.memory"); err != nil {
+		return wrap(err)
+	} else if ok && n > 0 {
+		opts = append(opts, kgo.MaxBufferedBytes(int(n)))
+	}
+	if d, ok, err := c.Millis("request.timeout.ms"); err != nil {
+		return wrap(err)
+	} else if ok {
+		// The Java producer sends request.timeout.ms as the produce
+		// request's own timeout too.
+		opts = append(opts, kgo.ProduceRequestTimeout(d))
+	}
+	if n, ok, err := c.Int("retries"); err != nil {
+		return wrap(err)
+	} else if ok && n >= 0 && n < 1<<31-1 {
+		// Java counts retries after the first try; kgo counts tries.
+		opts = append(opts, kgo.RecordRetries(int(n)+1))
+	}
+	if d, ok, err := c.Millis("delivery.timeout.ms"); err != nil {
+		return wrap(err)
+	} else if ok {
+		opts = append(opts, kgo.RecordDeliveryTimeout(d))
+	}
+	if d, ok, err := c.Millis("max.block.ms"); err != nil {
+		return wrap(err)
+	} else if ok {
+		set.MaxBlock = d
+	}
+	if v, ok := c.Get("transactional.id"); ok && v != "" {
+		opts = append(opts, kgo.TransactionalID(v))
+		if d, ok, err := c.Millis("transaction.timeout.ms"); err != nil {
+			return wrap(err)
+		} else if ok {
+			opts = append(opts, kgo.TransactionTimeout(d))
+		}
+	}
+	return opts, set, nil
+}

@@ -1,0 +1,256 @@
+package perf
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/cliutil"
+)
+
+// defaultReportInterval is Kafka's fixed producer reporting window.
+const defaultReportInterval = 5 * time.Second
+
+// ProducerOptions are the flags of `kafgo perf produce`.
+type ProducerOptions struct {
+	Topic            string
+	NumRecords       int64
+	RecordSize       int
+	PayloadFile      string
+	PayloadDelimiter string
+	PayloadMonotonic bool
+	// Throughput caps records/sec; -1 is unthrottled.
+	Throughput    float64
+	WarmupRecords int64
+	PrintMetrics  bool
+	JSON          bool
+	// ReportInterval is the window length; zero means Kafka's 5 s.
+	ReportInterval time.Duration
+}
+
+// Validate applies ProducerPerformance's checks.
+func (o *ProducerOptions) Validate() error {
+	if o.Topic == "" {
+		return errors.New("argument --topic is required")
+	}
+	if o.NumRecords <= 0 {
+		return errors.New("--num-records should be greater than zero")
+	}
+	n := 0
+	if o.RecordSize != 0 {
+		n++
+	}
+	if o.PayloadFile != "" {
+		n++
+	}
+	if o.PayloadMonotonic {
+		n++
+	}
+	if n != 1 {
+		return errors.New("exactly one of the arguments --record-size --payload-file --payload-monotonic is required")
+	}
+	if o.RecordSize < 0 {
+		return errors.New("--record-size should be greater than zero")
+	}
+	if o.Throughput == 0 || (o.Throughput < 0 && o.Throughput != -1) {
+		return errors.New("--throughput must be a positive number of records per second, or -1 for no limit")
+	}
+	if o.WarmupRecords < 0 {
+		return errors.New("--warmup-records should be greater than or equal to zero")
+	}
+	if o.WarmupRecords >= o.NumRecords {
+		return errors.New("The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records.")
+	}
+	return nil
+}
+
+// ProducerResult is what a run measured.
+type ProducerResult struct {
+	Total ProducerSummary
+	// Steady excludes the warmup records; nil without --warmup-records.
+	Steady *ProducerSummary
+	Failed int64
+}
+
+type producerJSON struct {
+	ProducerSummary
+	Failed      int64              `json:"failed"`
+	SteadyState *ProducerSummary   `json:"steady_state,omitempty"`
+	Metrics     map[string]float64 `json:"metrics,omitempty"`
+}
+
+// maxErrorsShown bounds the per-record errors printed, so a dead broker
+// does not bury the summary under a million identical lines.
+const maxErrorsShown = 10
+
+// RunProducer runs the producer benchmark with the Java producer config c
+// (bootstrap.servers included) and prints Kafka's lines on out, or one JSON
+// object with o.JSON. Record failures go to errOut and make it return an
+// error after the summary is printed.
+func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out, errOut io.Writer) (ProducerResult, error) {
+	var res ProducerResult
+	if err := o.Validate(); err != nil {
+		return res, err
+	}
+	c.SetDefault("client.id", "perf-producer-client")
+	clientID, _ := c.Peek("client.id")
+	opts, _, err := cliutil.ProducerOpts(c)
+	if err != nil {
+		return res, err
+	}
+	metrics := &clientMetrics{}
+	cl, err := kgo.NewClient(append(opts, kgo.WithHooks(metrics))...)
+	if err != nil {
+		return res, fmt.Errorf("perf: creating producer: %w", err)
+	}
+	defer cl.Close()
+	c.WarnUnused(errOut)
+
+	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	p := &payloads{monotonic: o.PayloadMonotonic, rng: rng}
+	switch {
+	case o.PayloadFile != "":
+		info := out
+		if o.JSON {
+			info = errOut
+		}
+		if p.list, err = readPayloadFile(o.PayloadFile, o.PayloadDelimiter, info); err != nil {
+			return res, err
+		}
+	case o.RecordSize > 0:
+		p.fixed = randomPayload(rng, o.RecordSize)
+	}
+
+	interval := o.ReportInterval
+	if interval <= 0 {
+		interval = defaultReportInterval
+	}
+	var windows io.Writer = out
+	if o.JSON {
+		windows = nil
+	}
+	stats := newProducerStats(o.NumRecords, interval, windows)
+	var steady *producerStats
+	if o.WarmupRecords > 0 {
+		steady = newProducerStats(o.NumRecords-o.WarmupRecords, interval, nil)
+	}
+
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex // guards stats against the final read
+		failed int64
+	)
+	th := throttler{target: o.Throughput}
+	for i := int64(0); i < o.NumRecords && ctx.Err() == nil; i++ {
+		value := p.next(i)
+		r := &kgo.Record{Topic: o.Topic, Value: value}
+		sent := time.Now()
+		if i == 0 {
+			stats.begin(sent)
+			th.start = sent
+		}
+		if steady != nil && i == o.WarmupRecords {
+			steady.begin(sent)
+		}
+		warm := i < o.WarmupRecords
+		wg.Add(1)
+		cl.Produce(context.Background(), r, func(_ *kgo.Record, err error) {
+			defer wg.Done()
+			now := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				if failed <= maxErrorsShown {
+					fmt.Fprintf(errOut, "Error producing record: %v\n", err)
+				}
+				return
+			}
+			lat := now.Sub(sent).Milliseconds()
+			stats.record(lat, len(value), now)
+			if steady != nil && !warm {
+				steady.record(lat, len(value), now)
+			}
+		})
+		th.wait(ctx, i+1)
+	}
+	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
+		return res, fmt.Errorf("perf: flushing: %w", err)
+	}
+	wg.Wait()
+
+	mu.Lock()
+	res.Total = stats.summary()
+	if steady != nil {
+		s := steady.summary()
+		res.Steady = &s
+	}
+	res.Failed = failed
+	mu.Unlock()
+
+	var snap map[string]float64
+	if o.PrintMetrics {
+		snap = metrics.snapshot(true, clientID)
+	}
+	if o.JSON {
+		j := producerJSON{ProducerSummary: res.Total, Failed: res.Failed, SteadyState: res.Steady, Metrics: snap}
+		j.RecordsPerSec, j.MBPerSec = finite(j.RecordsPerSec), finite(j.MBPerSec)
+		enc := json.NewEncoder(out)
+		if err := enc.Encode(j); err != nil {
+			return res, fmt.Errorf("perf: writing json: %w", err)
+		}
+	} else {
+		writeSummary(out, res.Total, "")
+		if res.Steady != nil {
+			writeSummary(out, *res.Steady, " steady state")
+		}
+		printMetrics(out, snap)
+	}
+	if res.Failed > 0 {
+		if res.Failed > maxErrorsShown {
+			fmt.Fprintf(errOut, "... %d more errors not shown\n", res.Failed-maxErrorsShown)
+		}
+		return res, fmt.Errorf("perf: %d of %d records failed", res.Failed, res.Failed+res.Total.Records)
+	}
+	return res, nil
+}
+
+// throttler paces sends to a target rate: after n records it waits until
+// n/target seconds have passed since the first send.
+type throttler struct {
+	target float64
+	start  time.Time
+	timer  *time.Timer
+}
+
+func (t *throttler) wait(ctx context.Context, n int64) {
+	if t.target <= 0 {
+		return
+	}
+	due := t.start.Add(time.Duration(float64(n) / t.target * float64(time.Second)))
+	d := time.Until(due)
+	// Waits under a millisecond cost more in timer overhead than they
+	// correct; the deficit is caught up on a later record.
+	if d < time.Millisecond {
+		return
+	}
+	if t.timer == nil {
+		t.timer = time.NewTimer(d)
+	} else {
+		t.timer.Reset(d)
+	}
+	select {
+	case <-ctx.Done():
+		// Since Go 1.23 a stopped timer's channel never delivers a stale
+		// value, so there is nothing to drain.
+		t.timer.Stop()
+	case <-t.timer.C:
+	}
+}
