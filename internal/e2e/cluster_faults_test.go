@@ -1,0 +1,304 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/broker/record"
+	"kafgo/internal/testcluster"
+)
+
+// ackLog tracks what the producer had acknowledged, per partition.
+type ackLog struct {
+	mu      sync.Mutex
+	acked   map[int32]map[int]bool
+	lastAck map[int32]time.Time
+}
+
+func (a *ackLog) add(p int32, seq int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.acked[p] == nil {
+		a.acked[p] = map[int]bool{}
+	}
+	a.acked[p][seq] = true
+	a.lastAck[p] = time.Now()
+}
+
+func (a *ackLog) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, m := range a.acked {
+		n += len(m)
+	}
+	return n
+}
+
+func (a *ackLog) ackedAfter(p int32, t time.Time) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at, ok := a.lastAck[p]
+	return at, ok && at.After(t)
+}
+
+func leaderOf(ctx context.Context, adm *kadm.Client, topic string, p int32) (int32, []int32, error) {
+	md, err := adm.Metadata(ctx, topic)
+	if err != nil {
+		return -1, nil, err
+	}
+	pd, ok := md.Topics[topic].Partitions[p]
+	if !ok {
+		return -1, nil, fmt.Errorf("no partition %d", p)
+	}
+	return pd.Leader, pd.ISR, nil
+}
+
+// TestKillLeadersAndControllerLosesNoAckedRecord is the cluster's core
+// promise: 3 brokers, RF=3, min.insync.replicas=2, an idempotent acks=all
+// producer writing numbered records to 6 partitions while partition
+// leaders are killed -9 five times and the controller three times, each
+// restarted. Afterwards every acknowledged record is present exactly once,
+// in order per partition, and all replicas hold identical logs up to the HW.
+func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{Brokers: 3, ZooKeeper: true, Config: map[string]string{
+		"zookeeper.session.timeout.ms": "4000",
+		"replica.lag.time.max.ms":      "4000",
+		"min.insync.replicas":          "2",
+		"num.partitions":               "6",
+		"default.replication.factor":   "3",
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	const topic, parts = "numbers", 6
+	adm := c.Admin()
+	if _, err := adm.CreateTopic(ctx, parts, 3, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	waitFullISR(t, ctx, adm, topic, parts)
+
+	acks := &ackLog{acked: map[int32]map[int]bool{}, lastAck: map[int32]time.Time{}}
+	prod := c.Client(kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RecordDeliveryTimeout(3*time.Minute),
+		kgo.MaxBufferedRecords(2000), kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var produceErrs sync.Map
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p, seq := int32(i%parts), i/parts
+			prod.Produce(ctx, &kgo.Record{Partition: p, Value: []byte(strconv.Itoa(seq))}, func(r *kgo.Record, err error) {
+				if err != nil {
+					produceErrs.Store(err.Error(), true)
+					return
+				}
+				acks.add(r.Partition, seq)
+			})
+			if i%200 == 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+	}()
+
+	// Leader failover time: from the kill to the first acknowledged
+	// produce on the partition's new leader.
+	var leaderFailovers, controllerFailovers []time.Duration
+	for i := 0; i < 5; i++ {
+		p := int32(i % parts)
+		l, _, err := leaderOf(ctx, adm, topic, p)
+		if err != nil || l < 0 {
+			t.Fatalf("leader of %d: %d %v", p, l, err)
+		}
+		victim := c.Broker(l)
+		killedAt := time.Now()
+		victim.Kill()
+		testcluster.WaitFor(t, 90*time.Second, fmt.Sprintf("produce to partition %d resumes after its leader %d died", p, l), func() (bool, string) {
+			at, ok := acks.ackedAfter(p, killedAt)
+			if ok {
+				if nl, _, err := leaderOf(ctx, adm, topic, p); err == nil && nl != l && nl >= 0 {
+					leaderFailovers = append(leaderFailovers, at.Sub(killedAt))
+					return true, ""
+				}
+			}
+			return false, fmt.Sprintf("%d acked", acks.count())
+		})
+		victim.Start()
+		waitFullISR(t, ctx, adm, topic, parts)
+	}
+	// Controller failover time: from the kill to another broker being
+	// controller (topic creation works again then, see the controller test).
+	for i := 0; i < 3; i++ {
+		md, err := adm.BrokerMetadata(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := md.Controller
+		victim := c.Broker(old)
+		killedAt := time.Now()
+		victim.Kill()
+		testcluster.WaitFor(t, 90*time.Second, "a new controller", func() (bool, string) {
+			md, err := adm.BrokerMetadata(ctx)
+			if err == nil && md.Controller >= 0 && md.Controller != old {
+				controllerFailovers = append(controllerFailovers, time.Since(killedAt))
+				return true, ""
+			}
+			return false, fmt.Sprint(err)
+		})
+		victim.Start()
+		waitFullISR(t, ctx, adm, topic, parts)
+	}
+	close(stop)
+	wg.Wait()
+	if err := prod.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	produceErrs.Range(func(k, _ any) bool { t.Logf("produce error seen (not acknowledged, allowed): %v", k); return true })
+	t.Logf("acknowledged %d records; leader failover %v (median %v); controller failover %v (median %v)",
+		acks.count(), leaderFailovers, median(leaderFailovers), controllerFailovers, median(controllerFailovers))
+
+	// Read everything back.
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons := c.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: allFromStart(parts)}))
+	got := map[int32][]int{}
+	remaining := int64(0)
+	ends.Each(func(o kadm.ListedOffset) { remaining += o.Offset })
+	for remaining > 0 {
+		fs := cons.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read back timed out with %d records left", remaining)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			v, _ := strconv.Atoi(string(r.Value))
+			got[r.Partition] = append(got[r.Partition], v)
+			remaining--
+		})
+	}
+	lost, dup := 0, 0
+	for p := int32(0); p < parts; p++ {
+		seen := map[int]int{}
+		for i, v := range got[p] {
+			seen[v]++
+			if i > 0 && v <= got[p][i-1] {
+				t.Errorf("partition %d: %d after %d: out of order", p, v, got[p][i-1])
+			}
+		}
+		for v := range acks.acked[p] {
+			if seen[v] == 0 {
+				lost++
+			}
+		}
+		for _, n := range seen {
+			if n > 1 {
+				dup++
+			}
+		}
+	}
+	t.Logf("acknowledged records lost: %d, duplicated: %d", lost, dup)
+	if lost > 0 || dup > 0 {
+		t.Fatalf("%d acknowledged records lost, %d duplicated", lost, dup)
+	}
+
+	// All replicas hold the same bytes below the HW.
+	hws := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) { hws[o.Partition] = o.Offset })
+	for _, b := range c.Brokers() {
+		b.Stop()
+	}
+	for p := int32(0); p < parts; p++ {
+		var ref []byte
+		var refID int32
+		for _, b := range c.Brokers() {
+			data := logBelow(t, filepath.Join(b.DataDir(), fmt.Sprintf("%s-%d", topic, p)), hws[p])
+			if ref == nil {
+				ref, refID = data, b.ID
+				continue
+			}
+			if !bytes.Equal(ref, data) {
+				t.Fatalf("partition %d: broker %d and %d logs differ below HW %d (%d vs %d bytes)", p, refID, b.ID, hws[p], len(ref), len(data))
+			}
+		}
+	}
+}
+
+func allFromStart(n int) map[int32]kgo.Offset {
+	m := map[int32]kgo.Offset{}
+	for p := int32(0); p < int32(n); p++ {
+		m[p] = kgo.NewOffset().AtStart()
+	}
+	return m
+}
+
+func waitFullISR(t *testing.T, ctx context.Context, adm *kadm.Client, topic string, parts int) {
+	t.Helper()
+	testcluster.WaitFor(t, 90*time.Second, "every replica back in the ISR", func() (bool, string) {
+		md, err := adm.Metadata(ctx, topic)
+		if err != nil {
+			return false, err.Error()
+		}
+		td := md.Topics[topic]
+		if len(td.Partitions) != parts {
+			return false, fmt.Sprintf("%d partitions", len(td.Partitions))
+		}
+		var lag []string
+		for _, p := range td.Partitions {
+			if len(p.ISR) != 3 || p.Leader < 0 {
+				lag = append(lag, fmt.Sprintf("p%d leader %d isr %v", p.Partition, p.Leader, p.ISR))
+			}
+		}
+		return len(lag) == 0, strings.Join(lag, "; ")
+	})
+}
+
+// logBelow concatenates a partition directory's batches that end below hw.
+func logBelow(t *testing.T, dir string, hw int64) []byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	var out []byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := record.NewBatchIter(data)
+		for it.Next() {
+			h := it.Header()
+			if h.NextOffset() > hw {
+				return out
+			}
+			out = append(out, it.Raw()...)
+		}
+	}
+	return out
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
