@@ -120,6 +120,25 @@ func (cc *controllerClient) send(ctx context.Context, req kmsg.Request) (kmsg.Re
 	if err != nil {
 		return nil, err
 	}
+	// A request to a controller that has since been replaced (it died, or
+	// is paused and lost its session) is abandoned at once, so the caller
+	// can retry against the new one instead of waiting out the timeout.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for {
+			changed := cc.cache.Changed()
+			if cur := cc.cache.View().ControllerID; cur >= 0 && cur != id {
+				cancel()
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	return cc.ib.Send(ctx, id, addr, req)
 }
 

@@ -48,8 +48,12 @@ type Controller struct {
 
 	// Event-goroutine state: st is non-nil while active; gen counts
 	// activations so that watches set by an earlier term are ignored.
-	st        *state
-	gen       int
+	st  *state
+	gen int
+	// fencedOut is set by a write refused on the controller-epoch check;
+	// the rest of the event writes nothing and the loop resigns after it,
+	// so no event ever finds its state pulled away halfway.
+	fencedOut bool
 	chans     *channels
 	rebalance *time.Ticker
 }
@@ -167,8 +171,18 @@ func (c *Controller) loop() {
 			return
 		case f := <-c.events:
 			f()
+			if c.fencedOut {
+				c.fencedOut = false
+				c.resign("fenced by a newer controller epoch")
+				c.elect() // find and watch the controller that replaced us
+			}
 		case <-tick:
 			c.autoRebalance()
+			if c.fencedOut {
+				c.fencedOut = false
+				c.resign("fenced by a newer controller epoch")
+				c.elect()
+			}
 		}
 	}
 }

@@ -159,6 +159,19 @@ func (c *Controller) becomeController(epoch, epochZkVersion int32) {
 	}
 	c.initializePartitions(b, uninit)
 	c.electOffline(b, offline, nil)
+	// Replicas on brokers that died while no controller was watching
+	// (e.g. the previous controller itself) leave the ISRs now.
+	dead := map[int32]bool{}
+	for _, p := range c.st.partitions() {
+		for _, r := range c.st.replicas(p) {
+			if !c.st.isLive(r) {
+				dead[r] = true
+			}
+		}
+	}
+	if len(dead) > 0 {
+		c.removeFromISR(b, dead)
+	}
 	b.send()
 	c.resumeDeletions()
 	if c.cfg.AutoLeaderRebalance {

@@ -181,6 +181,9 @@ func encodeState(ps *partState) ([]byte, error) {
 
 // createState writes a new partition's state znode, fenced by our epoch.
 func (c *Controller) createState(p tp, ps *partState) bool {
+	if c.fencedOut {
+		return false
+	}
 	ctx, cancel := c.ctx()
 	defer cancel()
 	data, err := encodeState(ps)
@@ -197,7 +200,7 @@ func (c *Controller) createState(p tp, ps *partState) bool {
 		meta.CreateOp{Path: znode.PartitionStatePath(p.Topic, p.Partition), Data: data, Mode: meta.Persistent},
 	)
 	if fenced(results, err) {
-		c.resign("fenced by a newer controller epoch")
+		c.fencedOut = true
 		return false
 	}
 	if errors.Is(err, meta.ErrNodeExists) {
@@ -217,6 +220,9 @@ func (c *Controller) createState(p tp, ps *partState) bool {
 // updateState replaces a partition's state, conditional on its zkVersion
 // and fenced by our epoch. On success the in-memory state is the new one.
 func (c *Controller) updateState(p tp, next *partState) bool {
+	if c.fencedOut {
+		return false
+	}
 	ctx, cancel := c.ctx()
 	defer cancel()
 	data, err := encodeState(next)
@@ -229,7 +235,7 @@ func (c *Controller) updateState(p tp, next *partState) bool {
 		meta.SetOp{Path: znode.PartitionStatePath(p.Topic, p.Partition), Data: data, Version: next.zkVersion},
 	)
 	if fenced(results, err) {
-		c.resign("fenced by a newer controller epoch")
+		c.fencedOut = true
 		return false
 	}
 	if err != nil {

@@ -110,7 +110,8 @@ func (p *Partition) truncateToLeaderEpoch(leaderEpoch int32, leaderEnd int64) (d
 // truncateTo cuts the local log at offset (a no-op when already shorter) and
 // keeps the HW within the log.
 func (p *Partition) truncateTo(offset int64) error {
-	if offset < p.log.LogEndOffset() {
+	if leo := p.log.LogEndOffset(); offset < leo {
+		p.m.log.Info("truncating divergent or unreplicated log tail", "partition", p.tp.String(), "from", leo, "to", offset)
 		if err := p.log.TruncateTo(offset); err != nil {
 			return err
 		}

@@ -246,6 +246,7 @@ func (m *Manager) getOrCreatePartition(tp storage.TopicPartition, topicID [16]by
 		hw = start
 	}
 	p.hw.Store(hw)
+	l.SetHighWatermark(hw)
 	m.partitions[tp] = p
 	return p, nil
 }

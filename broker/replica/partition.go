@@ -166,6 +166,7 @@ func (p *Partition) setHighWatermark(hw int64) bool {
 			return false
 		}
 		if p.hw.CompareAndSwap(cur, hw) {
+			p.log.SetHighWatermark(hw)
 			p.changed.notify()
 			return true
 		}
@@ -203,6 +204,8 @@ func (p *Partition) maybeIncrementHWLocked() bool {
 			return false
 		}
 		if p.hw.CompareAndSwap(cur, newHW) {
+			// Retention never deletes what consumers may not have read.
+			p.log.SetHighWatermark(newHW)
 			p.changed.notify()
 			return true
 		}

@@ -97,8 +97,8 @@ func (c *LeaderEpochCache) LatestEpoch() (int32, bool) {
 	return c.entries[len(c.entries)-1].Epoch, true
 }
 
-// latestAbove reports whether epoch would be assigned (a fast check on the
-// append path).
+// latestBelow reports whether the cache is empty or its latest epoch is
+// below epoch: a cheap check on the append path before Assign.
 func (c *LeaderEpochCache) latestBelow(epoch int32) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

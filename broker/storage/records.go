@@ -17,49 +17,90 @@ import (
 // LogAppendTime batches report the batch's maxTimestamp for every record, as
 // Kafka's DefaultRecordBatch does.
 func walkRecordTimestamps(batch []byte, h *record.BatchHeader, fn func(offset, ts int64) bool) error {
+	var w recordWalker
+	if err := w.init(batch, h); err != nil {
+		return err
+	}
+	for w.next() {
+		if !fn(w.offset, w.ts) {
+			return nil
+		}
+	}
+	return w.err
+}
+
+// recordWalker steps through the record prefixes of an uncompressed batch.
+type recordWalker struct {
+	h          *record.BatchHeader
+	b          []byte
+	p          int
+	i          int32
+	appendTime bool
+	offset, ts int64
+	err        error
+}
+
+func (w *recordWalker) init(batch []byte, h *record.BatchHeader) error {
 	if len(batch) < record.BatchHeaderSize || len(batch) < h.Size() {
 		return fmt.Errorf("storage: batch at offset %d: %d bytes, header says %d: %w", h.BaseOffset, len(batch), h.Size(), ErrInvalidBatch)
 	}
-	b := batch[record.BatchHeaderSize:h.Size()]
-	appendTime := h.LogAppendTime()
-	p := 0
-	for i := int32(0); i < h.RecordCount; i++ {
-		length, n := binary.Varint(b[p:])
-		if n <= 0 || length < 1 || length > math.MaxInt32 || length > int64(len(b)-p-n) {
-			return fmt.Errorf("storage: batch at offset %d record %d (byte %d): bad record length: %w", h.BaseOffset, i, record.BatchHeaderSize+p, ErrInvalidBatch)
-		}
-		rec := b[p+n : p+n+int(length)]
-		tsDelta, m := binary.Varint(rec[1:]) // rec[0] is the unused attributes byte
-		if m <= 0 {
-			return fmt.Errorf("storage: batch at offset %d record %d (byte %d): bad timestampDelta: %w", h.BaseOffset, i, record.BatchHeaderSize+p, ErrInvalidBatch)
-		}
-		offDelta, k := binary.Varint(rec[1+m:])
-		if k <= 0 || offDelta < 0 || offDelta > math.MaxInt32 {
-			return fmt.Errorf("storage: batch at offset %d record %d (byte %d): bad offsetDelta: %w", h.BaseOffset, i, record.BatchHeaderSize+p, ErrInvalidBatch)
-		}
-		ts := h.FirstTimestamp + tsDelta
-		if appendTime {
-			ts = h.MaxTimestamp
-		}
-		if !fn(h.BaseOffset+offDelta, ts) {
-			return nil
-		}
-		p += n + int(length)
-	}
+	*w = recordWalker{h: h, b: batch[record.BatchHeaderSize:h.Size()], appendTime: h.Attributes&attrLogAppendTime != 0}
 	return nil
+}
+
+// next decodes the next record's offset and timestamp; false at the end or
+// on an error (in w.err).
+func (w *recordWalker) next() bool {
+	if w.i >= w.h.RecordCount || w.err != nil {
+		return false
+	}
+	b, p := w.b, w.p
+	length, n := binary.Varint(b[p:])
+	if n <= 0 || length < 1 || length > math.MaxInt32 || length > int64(len(b)-p-n) {
+		w.err = fmt.Errorf("storage: batch at offset %d record %d (byte %d): bad record length: %w", w.h.BaseOffset, w.i, record.BatchHeaderSize+p, ErrInvalidBatch)
+		return false
+	}
+	rec := b[p+n : p+n+int(length)]
+	tsDelta, m := binary.Varint(rec[1:]) // rec[0] is the unused attributes byte
+	if m <= 0 {
+		w.err = fmt.Errorf("storage: batch at offset %d record %d (byte %d): bad timestampDelta: %w", w.h.BaseOffset, w.i, record.BatchHeaderSize+p, ErrInvalidBatch)
+		return false
+	}
+	offDelta, k := binary.Varint(rec[1+m:])
+	if k <= 0 || offDelta < 0 || offDelta > math.MaxInt32 {
+		w.err = fmt.Errorf("storage: batch at offset %d record %d (byte %d): bad offsetDelta: %w", w.h.BaseOffset, w.i, record.BatchHeaderSize+p, ErrInvalidBatch)
+		return false
+	}
+	w.offset = w.h.BaseOffset + offDelta
+	w.ts = w.h.FirstTimestamp + tsDelta
+	if w.appendTime {
+		w.ts = w.h.MaxTimestamp
+	}
+	w.p = p + n + int(length)
+	w.i++
+	return true
 }
 
 // maxTimestampRecord returns the largest record timestamp of an uncompressed
 // batch and the offset of the first record carrying it, the way Kafka's
 // leader-side validation computes offsetOfMaxTimestamp. A batch whose
-// records all lack timestamps yields (NO_TIMESTAMP, -1).
+// records all lack timestamps yields (NO_TIMESTAMP, -1). The walk stops at
+// the first record reaching the header's maxTimestamp: with a validated
+// batch nothing later can beat it, and producers that stamp a batch within
+// one millisecond make that the first record.
 func maxTimestampRecord(batch []byte, h *record.BatchHeader) (ts, offset int64, err error) {
 	ts, offset = noTimestamp, -1
-	err = walkRecordTimestamps(batch, h, func(o, t int64) bool {
-		if t > ts {
-			ts, offset = t, o
+	var w recordWalker
+	if err := w.init(batch, h); err != nil {
+		return ts, offset, err
+	}
+	for w.next() {
+		if w.ts > ts {
+			ts, offset = w.ts, w.offset
 		}
-		return true
-	})
-	return ts, offset, err
+		if w.ts >= h.MaxTimestamp {
+			break
+		}
+	}
+	return ts, offset, w.err
 }

@@ -162,23 +162,22 @@ func TestRecoveryFlippedBytes(t *testing.T) {
 	}
 	for i, p := range positions {
 		// Low and high bits alternate over the positions.
-		for _, mask := range []byte{[]byte{0x01, 0x80}[i%2]} {
-			dir := filepath.Join(base, "f", "topic-0")
-			os.RemoveAll(filepath.Dir(dir))
-			copyDir(t, src, dir)
-			path := lastSegmentLog(t, dir)
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data[lastPos+int64(p)] ^= mask
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Run("", func(t *testing.T) { checkRecovered(t, dir, 0, batches, lastBase) })
-			if t.Failed() {
-				t.Fatalf("flip 0x%02x at byte %d of the last batch", mask, p)
-			}
+		mask := []byte{0x01, 0x80}[i%2]
+		dir := filepath.Join(base, "f", "topic-0")
+		os.RemoveAll(filepath.Dir(dir))
+		copyDir(t, src, dir)
+		path := lastSegmentLog(t, dir)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[lastPos+int64(p)] ^= mask
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("", func(t *testing.T) { checkRecovered(t, dir, 0, batches, lastBase) })
+		if t.Failed() {
+			t.Fatalf("flip 0x%02x at byte %d of the last batch", mask, p)
 		}
 	}
 }

@@ -54,16 +54,24 @@ func (a *ackLog) ackedAfter(p int32, t time.Time) (time.Time, bool) {
 	return at, ok && at.After(t)
 }
 
-func leaderOf(ctx context.Context, adm *kadm.Client, topic string, p int32) (int32, []int32, error) {
-	md, err := adm.Metadata(ctx, topic)
+func leaderOf(ctx context.Context, cl *kgo.Client, topic string, p int32) (int32, []int32, error) {
+	parts, err := testcluster.Partitions(ctx, cl, topic)
 	if err != nil {
 		return -1, nil, err
 	}
-	pd, ok := md.Topics[topic].Partitions[p]
+	pd, ok := parts[p]
 	if !ok {
 		return -1, nil, fmt.Errorf("no partition %d", p)
 	}
 	return pd.Leader, pd.ISR, nil
+}
+
+func controllerOf(ctx context.Context, cl *kgo.Client) (int32, error) {
+	m, err := testcluster.Metadata(ctx, cl)
+	if err != nil {
+		return -1, err
+	}
+	return m.ControllerID, nil
 }
 
 // TestKillLeadersAndControllerLosesNoAckedRecord is the cluster's core
@@ -84,10 +92,11 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 	defer cancel()
 	const topic, parts = "numbers", 6
 	adm := c.Admin()
+	mcl := c.Client()
 	if _, err := adm.CreateTopic(ctx, parts, 3, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	waitFullISR(t, ctx, adm, topic, parts)
+	waitFullISR(t, ctx, mcl, topic, parts)
 
 	acks := &ackLog{acked: map[int32]map[int]bool{}, lastAck: map[int32]time.Time{}}
 	prod := c.Client(kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
@@ -124,7 +133,7 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 	var leaderFailovers, controllerFailovers []time.Duration
 	for i := 0; i < 5; i++ {
 		p := int32(i % parts)
-		l, _, err := leaderOf(ctx, adm, topic, p)
+		l, _, err := leaderOf(ctx, mcl, topic, p)
 		if err != nil || l < 0 {
 			t.Fatalf("leader of %d: %d %v", p, l, err)
 		}
@@ -134,7 +143,7 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 		testcluster.WaitFor(t, 90*time.Second, fmt.Sprintf("produce to partition %d resumes after its leader %d died", p, l), func() (bool, string) {
 			at, ok := acks.ackedAfter(p, killedAt)
 			if ok {
-				if nl, _, err := leaderOf(ctx, adm, topic, p); err == nil && nl != l && nl >= 0 {
+				if nl, _, err := leaderOf(ctx, mcl, topic, p); err == nil && nl != l && nl >= 0 {
 					leaderFailovers = append(leaderFailovers, at.Sub(killedAt))
 					return true, ""
 				}
@@ -142,29 +151,28 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 			return false, fmt.Sprintf("%d acked", acks.count())
 		})
 		victim.Start()
-		waitFullISR(t, ctx, adm, topic, parts)
+		waitFullISR(t, ctx, mcl, topic, parts)
 	}
 	// Controller failover time: from the kill to another broker being
 	// controller (topic creation works again then, see the controller test).
 	for i := 0; i < 3; i++ {
-		md, err := adm.BrokerMetadata(ctx)
+		old, err := controllerOf(ctx, mcl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := md.Controller
 		victim := c.Broker(old)
 		killedAt := time.Now()
 		victim.Kill()
 		testcluster.WaitFor(t, 90*time.Second, "a new controller", func() (bool, string) {
-			md, err := adm.BrokerMetadata(ctx)
-			if err == nil && md.Controller >= 0 && md.Controller != old {
+			id, err := controllerOf(ctx, mcl)
+			if err == nil && id >= 0 && id != old {
 				controllerFailovers = append(controllerFailovers, time.Since(killedAt))
 				return true, ""
 			}
 			return false, fmt.Sprint(err)
 		})
 		victim.Start()
-		waitFullISR(t, ctx, adm, topic, parts)
+		waitFullISR(t, ctx, mcl, topic, parts)
 	}
 	close(stop)
 	wg.Wait()
@@ -250,21 +258,20 @@ func allFromStart(n int) map[int32]kgo.Offset {
 	return m
 }
 
-func waitFullISR(t *testing.T, ctx context.Context, adm *kadm.Client, topic string, parts int) {
+func waitFullISR(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, parts int) {
 	t.Helper()
 	testcluster.WaitFor(t, 90*time.Second, "every replica back in the ISR", func() (bool, string) {
-		md, err := adm.Metadata(ctx, topic)
+		td, err := testcluster.Partitions(ctx, cl, topic)
 		if err != nil {
 			return false, err.Error()
 		}
-		td := md.Topics[topic]
-		if len(td.Partitions) != parts {
-			return false, fmt.Sprintf("%d partitions", len(td.Partitions))
+		if len(td) != parts {
+			return false, fmt.Sprintf("%d partitions", len(td))
 		}
 		var lag []string
-		for _, p := range td.Partitions {
+		for id, p := range td {
 			if len(p.ISR) != 3 || p.Leader < 0 {
-				lag = append(lag, fmt.Sprintf("p%d leader %d isr %v", p.Partition, p.Leader, p.ISR))
+				lag = append(lag, fmt.Sprintf("p%d leader %d isr %v", id, p.Leader, p.ISR))
 			}
 		}
 		return len(lag) == 0, strings.Join(lag, "; ")

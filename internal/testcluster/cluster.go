@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Options shapes a test cluster.
@@ -139,7 +141,11 @@ func Start(t testing.TB, opt Options) *Cluster {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		args := []string{"broker", "serve", "--log-level", "debug"}
+		level := os.Getenv("KAFGO_TEST_LOG_LEVEL")
+		if level == "" {
+			level = "info"
+		}
+		args := []string{"broker", "serve", "--log-level", level}
 		for _, k := range keys {
 			args = append(args, "--override", k+"="+settings[k])
 		}
@@ -159,7 +165,7 @@ func Start(t testing.TB, opt Options) *Cluster {
 		}
 		if t.Failed() {
 			for _, b := range c.brokers {
-				t.Logf("--- broker %d log (tail) ---\n%s", b.ID, b.LogTail(120))
+				t.Logf("--- broker %d log (tail) ---\n%s", b.ID, b.LogTail(200))
 			}
 		}
 	})
@@ -211,11 +217,11 @@ func (c *Cluster) Admin() *kadm.Client { return kadm.NewClient(c.Client()) }
 // and a controller.
 func (c *Cluster) WaitForBrokers(timeout time.Duration) {
 	c.t.Helper()
-	adm := c.Admin()
+	cl := c.Client()
 	WaitFor(c.t, timeout, "all brokers registered with a controller", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		m, err := adm.BrokerMetadata(ctx)
+		m, err := Metadata(ctx, cl)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -225,7 +231,7 @@ func (c *Cluster) WaitForBrokers(timeout time.Duration) {
 				running++
 			}
 		}
-		return len(m.Brokers) == running && m.Controller >= 0, fmt.Sprintf("%d of %d brokers, controller %d", len(m.Brokers), running, m.Controller)
+		return len(m.Brokers) == running && m.ControllerID >= 0, fmt.Sprintf("%d of %d brokers, controller %d", len(m.Brokers), running, m.ControllerID)
 	})
 }
 
@@ -361,4 +367,45 @@ func raceReport(log string) string {
 		rest = rest[:j]
 	}
 	return rest
+}
+
+// Metadata asks the cluster directly, bypassing franz-go's metadata cache
+// (kadm's Metadata may answer from it): tests waiting for a leader or
+// controller change need the brokers' current view.
+func Metadata(ctx context.Context, cl *kgo.Client, topics ...string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	return req.RequestWith(ctx, cl)
+}
+
+// PartitionState is one partition of a Metadata answer.
+type PartitionState struct {
+	Leader int32
+	ISR    []int32
+}
+
+// Partitions returns a topic's partitions from a direct Metadata request.
+func Partitions(ctx context.Context, cl *kgo.Client, topic string) (map[int32]PartitionState, error) {
+	resp, err := Metadata(ctx, cl, topic)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]PartitionState{}
+	for _, t := range resp.Topics {
+		if t.Topic == nil || *t.Topic != topic {
+			continue
+		}
+		if t.ErrorCode != 0 {
+			return nil, kerr.ErrorForCode(t.ErrorCode)
+		}
+		for _, p := range t.Partitions {
+			out[p.Partition] = PartitionState{Leader: p.Leader, ISR: p.ISR}
+		}
+	}
+	return out, nil
 }

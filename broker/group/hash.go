@@ -1,0 +1,34 @@
+package group
+
+import (
+	"math"
+	"unicode/utf16"
+)
+
+// JavaStringHash is Java's String.hashCode: h = 31*h + c over the UTF-16
+// code units of s, in int32 arithmetic with wraparound. Kafka places groups
+// by it, so kafgo must too for a group to land on the same partition.
+func JavaStringHash(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	return h
+}
+
+// PartitionFor is the __consumer_offsets partition of a group:
+// Utils.abs(hashCode) % partitions, where Utils.abs maps MinInt32 to 0
+// (not to itself, as Math.abs does).
+func PartitionFor(group string, partitions int32) int32 {
+	if partitions <= 0 {
+		return 0
+	}
+	h := JavaStringHash(group)
+	switch {
+	case h == math.MinInt32:
+		h = 0
+	case h < 0:
+		h = -h
+	}
+	return h % partitions
+}

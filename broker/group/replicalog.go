@@ -1,0 +1,84 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/replica"
+	"kafgo/broker/storage"
+)
+
+// ReplicaLog is the Log of __consumer_offsets partitions through the
+// broker's replica manager: appends go through the leader path (so they are
+// replicated and fenced by leadership like any produce) and acks=all waits
+// for the ISR.
+func ReplicaLog(m *replica.Manager) Log { return replicaLog{m: m} }
+
+type replicaLog struct{ m *replica.Manager }
+
+func offsetsTP(p int32) storage.TopicPartition {
+	return storage.TopicPartition{Topic: OffsetsTopic, Partition: p}
+}
+
+func (l replicaLog) Append(p int32, acks int16, batch []byte) (AppendResult, error) {
+	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch}})
+	if err := res[0].Err; err != nil {
+		return AppendResult{}, asKafkaError(err)
+	}
+	out := AppendResult{FirstOffset: res[0].Info.FirstOffset}
+	if acks == -1 {
+		out.Wait = func(ctx context.Context, timeout time.Duration) error {
+			l.m.WaitForAcks(ctx, timeout, res)
+			if res[0].Err != nil {
+				return asKafkaError(res[0].Err)
+			}
+			return nil
+		}
+	}
+	return out, nil
+}
+
+func (l replicaLog) partition(p int32) (*replica.Partition, error) {
+	part, err := l.m.LeaderPartition(offsetsTP(p))
+	if err != nil {
+		return nil, asKafkaError(err)
+	}
+	return part, nil
+}
+
+func (l replicaLog) Read(p int32, offset int64, maxBytes int32, end int64) ([]byte, error) {
+	part, err := l.partition(p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := part.Log().ReadBytes(offset, maxBytes, end)
+	if err != nil {
+		return nil, fmt.Errorf("group: reading %s at %d: %w", offsetsTP(p), offset, err)
+	}
+	return b, nil
+}
+
+func (l replicaLog) Bounds(p int32) (int64, int64, error) {
+	part, err := l.partition(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	return part.Log().LogStartOffset(), part.Log().LogEndOffset(), nil
+}
+
+// asKafkaError keeps Kafka error codes and names storage failures, so the
+// coordinator can map them as Kafka's GroupMetadataManager does.
+func asKafkaError(err error) error {
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &ke):
+		return ke
+	case errors.Is(err, storage.ErrBatchTooLarge):
+		return kerr.MessageTooLarge
+	}
+	return fmt.Errorf("%w: %v", kerr.KafkaStorageError, err)
+}
