@@ -119,9 +119,8 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 		s.log.Info("closing connection: unsupported version", "key", key, "version", version, "remote", remote(req.Conn))
 		return wire.Ready(&wire.Response{Close: true})
 	}
-	kreq := kmsg.RequestForKey(key)
-	kreq.SetVersion(version)
-	if err := kreq.ReadFrom(req.Body); err != nil {
+	kreq, err := decodeRequest(key, version, req.Body)
+	if err != nil {
 		s.log.Info("closing connection: malformed request", "key", key, "version", version, "remote", remote(req.Conn), "err", err)
 		return wire.Ready(&wire.Response{Close: true})
 	}
@@ -163,6 +162,26 @@ func (s *Server) Local(ctx context.Context, req kmsg.Request) (kmsg.Response, er
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// decodeRequest decodes a request body with kmsg. kmsg checks every length
+// against the bytes that remain; a panic on input it did not foresee is
+// turned into an error so one bad request cannot take the broker down.
+func decodeRequest(key, version int16, body []byte) (req kmsg.Request, err error) {
+	req = kmsg.RequestForKey(key)
+	if req == nil {
+		return nil, fmt.Errorf("api: unknown key %d", key)
+	}
+	req.SetVersion(version)
+	defer func() {
+		if r := recover(); r != nil {
+			req, err = nil, fmt.Errorf("api: decoding key %d v%d: %v", key, version, r)
+		}
+	}()
+	if err := req.ReadFrom(body); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 func remote(c *wire.ConnInfo) string {
