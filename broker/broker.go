@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/admin"
 	"kafgo/broker/api"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
@@ -43,6 +44,7 @@ type Broker struct {
 	net       *wire.Server
 	ib        *interBroker
 	cc        *controllerClient
+	adminHTTP *admin.Server
 
 	registered  chan struct{}
 	brokerEpoch atomic.Int64
@@ -153,6 +155,14 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	b.fillAdvertisedPorts()
+	if addr := cfg.AdminListener; addr != "" {
+		if b.adminHTTP, err = admin.Start(addr, admin.Source{
+			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
+			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
+		}, b.log); err != nil {
+			return err
+		}
+	}
 
 	b.topics.skipExisting(ctx)
 	b.wg.Add(1)
@@ -300,6 +310,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		}
 		if b.ctl != nil {
 			b.ctl.Stop()
+		}
+		if b.adminHTTP != nil {
+			_ = b.adminHTTP.Shutdown(ctx)
 		}
 		if b.net != nil {
 			if err := b.net.Shutdown(ctx); err != nil {

@@ -1,0 +1,126 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"kafgo/broker/replica"
+	"kafgo/broker/wire"
+)
+
+// Source is what the endpoint reads; the broker provides it.
+type Source struct {
+	BrokerID        int32
+	ClusterID       string
+	Replicas        *replica.Manager
+	Wire            *wire.Server
+	ControllerID    func() int32
+	IsController    func() bool
+	ControllerEpoch func() int32
+}
+
+// Server is the HTTP endpoint.
+type Server struct {
+	src  Source
+	http *http.Server
+	ln   net.Listener
+	log  *slog.Logger
+}
+
+// Start listens on addr and serves until Shutdown.
+func Start(addr string, src Source, log *slog.Logger) (*Server, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &collector{src: src})
+	mux := http.NewServeMux()
+	s := &Server{src: src, log: log}
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/v1/broker", s.broker)
+	mux.HandleFunc("/v1/partitions", s.partitions)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("admin: listen %s: %w", addr, err)
+	}
+	s.ln = ln
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("admin endpoint stopped", "err", err)
+		}
+	}()
+	log.Info("admin endpoint listening", "addr", ln.Addr().String())
+	return s, nil
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Shutdown stops the endpoint.
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+
+type brokerView struct {
+	BrokerID        int32  `json:"broker_id"`
+	ClusterID       string `json:"cluster_id"`
+	ControllerID    int32  `json:"controller_id"`
+	IsController    bool   `json:"is_controller"`
+	ControllerEpoch int32  `json:"controller_epoch"`
+}
+
+// PartitionView is one partition replica on this broker.
+type PartitionView struct {
+	Topic          string           `json:"topic"`
+	Partition      int32            `json:"partition"`
+	Leader         int32            `json:"leader"`
+	LeaderEpoch    int32            `json:"leader_epoch"`
+	Replicas       []int32          `json:"replicas"`
+	ISR            []int32          `json:"isr"`
+	IsLeader       bool             `json:"is_leader"`
+	HighWatermark  int64            `json:"high_watermark"`
+	LogStartOffset int64            `json:"log_start_offset"`
+	LogEndOffset   int64            `json:"log_end_offset"`
+	ReplicaLEOs    map[string]int64 `json:"replica_log_end_offsets,omitempty"`
+}
+
+func (s *Server) broker(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, brokerView{
+		BrokerID: s.src.BrokerID, ClusterID: s.src.ClusterID, ControllerID: s.src.ControllerID(),
+		IsController: s.src.IsController(), ControllerEpoch: s.src.ControllerEpoch(),
+	})
+}
+
+func (s *Server) partitions(w http.ResponseWriter, _ *http.Request) {
+	out := []PartitionView{}
+	for _, p := range s.src.Replicas.Partitions() {
+		st := p.State()
+		v := PartitionView{
+			Topic: st.TopicPartition.Topic, Partition: st.TopicPartition.Partition, Leader: st.Leader,
+			LeaderEpoch: st.LeaderEpoch, Replicas: st.Replicas, ISR: st.ISR, IsLeader: st.IsLeader,
+			HighWatermark: st.HighWatermark, LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset,
+		}
+		if st.IsLeader {
+			v.ReplicaLEOs = map[string]int64{}
+			for id, leo := range st.ReplicaLEOs {
+				v.ReplicaLEOs[strconv.Itoa(int(id))] = leo
+			}
+		}
+		out = append(out, v)
+	}
+	writeJSON(w, out)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

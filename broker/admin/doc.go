@@ -1,0 +1,11 @@
+// Package admin serves the broker's HTTP endpoint (admin.listener): Prometheus
+// metrics at /metrics and a read-only JSON view at /v1 of what the Kafka
+// protocol does not expose — each replica's log end offset as the leader
+// sees it, high watermarks, the ISR, and the controller — for the TUI and
+// for operators' scripts.
+//
+//	GET /v1/broker      {"broker_id":1,"cluster_id":"…","controller_id":2,"is_controller":false,"controller_epoch":0}
+//	GET /v1/partitions  [{"topic":"t","partition":0,"leader":1,"leader_epoch":3,"replicas":[1,2],"isr":[1,2],
+//	                      "is_leader":true,"high_watermark":42,"log_start_offset":0,"log_end_offset":42,
+//	                      "replica_log_end_offsets":{"1":42,"2":40}}, …]
+package admin

@@ -1,0 +1,67 @@
+package admin
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// collector reads the broker's state at scrape time, so metrics cost
+// nothing between scrapes and are never stale.
+type collector struct{ src Source }
+
+var (
+	descConns    = prometheus.NewDesc("kafgo_network_open_connections", "Open client connections.", nil, nil)
+	descAccepted = prometheus.NewDesc("kafgo_network_accepted_connections_total", "Connections accepted.", nil, nil)
+	descRequests = prometheus.NewDesc("kafgo_network_requests_total", "Requests received.", nil, nil)
+	descBytesIn  = prometheus.NewDesc("kafgo_network_received_bytes_total", "Bytes received from clients.", nil, nil)
+	descBytesOut = prometheus.NewDesc("kafgo_network_sent_bytes_total", "Bytes sent to clients.", nil, nil)
+	descErrors   = prometheus.NewDesc("kafgo_network_closed_for_error_total", "Connections closed for bad input or errors.", nil, nil)
+	partLabels   = []string{"topic", "partition"}
+	descLEO      = prometheus.NewDesc("kafgo_log_end_offset", "Log end offset of the local replica.", partLabels, nil)
+	descLSO      = prometheus.NewDesc("kafgo_log_start_offset", "Log start offset of the local replica.", partLabels, nil)
+	descHW       = prometheus.NewDesc("kafgo_high_watermark", "High watermark as this replica knows it.", partLabels, nil)
+	descLeader   = prometheus.NewDesc("kafgo_partition_is_leader", "1 when this broker leads the partition.", partLabels, nil)
+	descISR      = prometheus.NewDesc("kafgo_partition_isr_size", "ISR size (leader's view).", partLabels, nil)
+	descURP      = prometheus.NewDesc("kafgo_under_replicated_partitions", "Led partitions whose ISR is smaller than the replica set.", nil, nil)
+	descCtl      = prometheus.NewDesc("kafgo_controller_active", "1 when this broker is the active controller.", nil, nil)
+)
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descConns, descAccepted, descRequests, descBytesIn, descBytesOut, descErrors, descLEO, descLSO, descHW, descLeader, descISR, descURP, descCtl} {
+		ch <- d
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	st := c.src.Wire.Stats()
+	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(st.OpenConns))
+	ch <- prometheus.MustNewConstMetric(descAccepted, prometheus.CounterValue, float64(st.Accepted))
+	ch <- prometheus.MustNewConstMetric(descRequests, prometheus.CounterValue, float64(st.Requests))
+	ch <- prometheus.MustNewConstMetric(descBytesIn, prometheus.CounterValue, float64(st.BytesIn))
+	ch <- prometheus.MustNewConstMetric(descBytesOut, prometheus.CounterValue, float64(st.BytesOut))
+	ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(st.ClosedForError))
+	urp := 0
+	for _, p := range c.src.Replicas.Partitions() {
+		s := p.State()
+		labels := []string{s.TopicPartition.Topic, strconv.Itoa(int(s.TopicPartition.Partition))}
+		ch <- prometheus.MustNewConstMetric(descLEO, prometheus.GaugeValue, float64(s.LogEndOffset), labels...)
+		ch <- prometheus.MustNewConstMetric(descLSO, prometheus.GaugeValue, float64(s.LogStartOffset), labels...)
+		ch <- prometheus.MustNewConstMetric(descHW, prometheus.GaugeValue, float64(s.HighWatermark), labels...)
+		leader := 0.0
+		if s.IsLeader {
+			leader = 1
+			if len(s.ISR) < len(s.Replicas) {
+				urp++
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(descLeader, prometheus.GaugeValue, leader, labels...)
+		ch <- prometheus.MustNewConstMetric(descISR, prometheus.GaugeValue, float64(len(s.ISR)), labels...)
+	}
+	ch <- prometheus.MustNewConstMetric(descURP, prometheus.GaugeValue, float64(urp))
+	active := 0.0
+	if c.src.IsController() {
+		active = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descCtl, prometheus.GaugeValue, active)
+}
