@@ -133,10 +133,13 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 	var leaderFailovers, controllerFailovers []time.Duration
 	for i := 0; i < 5; i++ {
 		p := int32(i % parts)
-		l, _, err := leaderOf(ctx, mcl, topic, p)
-		if err != nil || l < 0 {
-			t.Fatalf("leader of %d: %d %v", p, l, err)
-		}
+		// Brokers learn metadata a moment apart: ask until one answers.
+		var l int32
+		testcluster.WaitFor(t, 30*time.Second, fmt.Sprintf("leader of partition %d", p), func() (bool, string) {
+			var err error
+			l, _, err = leaderOf(ctx, mcl, topic, p)
+			return err == nil && l >= 0, fmt.Sprint(l, err)
+		})
 		victim := c.Broker(l)
 		killedAt := time.Now()
 		victim.Kill()
