@@ -18,6 +18,7 @@ import (
 	"kafgo/broker/api"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
+	"kafgo/broker/group"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/metacache"
@@ -39,6 +40,7 @@ type Broker struct {
 	replicas  *replica.Manager
 	ctl       *controller.Controller
 	admin     *controller.Admin
+	groups    *group.Coordinator
 	topics    *topicConfigs
 	api       *api.Server
 	net       *wire.Server
@@ -138,10 +140,15 @@ func (b *Broker) Start(ctx context.Context) error {
 		HWCheckpointInterval: time.Duration(cfg.ReplicaHighWatermarkCheckpointIntervalMs) * time.Millisecond,
 		RequestTimeout:       time.Duration(cfg.RequestTimeoutMs) * time.Millisecond,
 		Logger:               b.log,
+		// Set before any LeaderAndIsr can arrive (the listeners start below).
+		OnLeadershipChange: func(tp storage.TopicPartition, leader bool, epoch int32) {
+			b.groups.OnLeadershipChange(tp.Topic, tp.Partition, leader, epoch)
+		},
 	})
 	if err != nil {
 		return err
 	}
+	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), group.ReplicaLog(b.replicas), b.cache)
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.onBroker = b.reloadBrokerConfig
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
@@ -169,6 +176,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
 	b.logs.Start(runCtx)
 	b.replicas.Start()
+	b.groups.Start()
 	if err := b.register(ctx); err != nil {
 		return err
 	}
@@ -392,6 +400,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Logs:                b.logs,
 		Controller:          b.ctl,
 		Admin:               b.admin,
+		Groups:              b.groups,
 		Logger:              b.log,
 		Config:              b.Config,
 		TopicOverrides:      b.topics.Overrides,

@@ -7,6 +7,7 @@ import (
 
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
+	"kafgo/broker/group"
 	"kafgo/broker/metacache"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
@@ -22,6 +23,7 @@ type Deps struct {
 	Logs                *storage.Manager
 	Controller          *controller.Controller
 	Admin               *controller.Admin
+	Groups              *group.Coordinator
 	Logger              *slog.Logger
 
 	// Config returns the broker's current configuration.

@@ -19,5 +19,5 @@ type Timer interface {
 
 type realClock struct{}
 
-func (realClock) Now() time.Time                                  { return time.Now() }
+func (realClock) Now() time.Time                            { return time.Now() }
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }

@@ -300,10 +300,10 @@ func (e *env) joinNew(mod func(*JoinRequest)) (string, <-chan JoinResult) {
 	if mod != nil {
 		mod(&req)
 	}
-	r := recv(e.t, e.c.JoinGroup(req))
 	if req.InstanceID != nil {
 		e.t.Fatal("joinNew is for dynamic members")
 	}
+	r := recv(e.t, e.c.JoinGroup(req))
 	errIs(e.t, "first join", r.Err, kerr.MemberIDRequired)
 	req.MemberID = r.MemberID
 	return r.MemberID, e.c.JoinGroup(req)

@@ -181,8 +181,9 @@ func (c *Coordinator) loadShard(sh *shard) {
 	}
 	sh.groups = groups
 	sh.loading = false
+	n := len(groups)
 	c.mu.Unlock()
-	c.logger.Info("loaded groups of partition", "partition", sh.partition, "groups", len(groups), "took", time.Since(began).Round(time.Millisecond))
+	c.logger.Info("loaded groups of partition", "partition", sh.partition, "groups", n, "took", time.Since(began).Round(time.Millisecond))
 }
 
 func isClosed(ch chan struct{}) bool {

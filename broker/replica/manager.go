@@ -41,6 +41,11 @@ type Config struct {
 	RequestTimeout       time.Duration
 	Logger               *slog.Logger
 	Clock                func() time.Time
+	// OnLeadershipChange, if set, is called after a partition becomes
+	// leader or follower here, or stops being served, outside partition
+	// locks; the group coordinator loads and unloads __consumer_offsets
+	// partitions with it. It must not block.
+	OnLeadershipChange func(tp storage.TopicPartition, leader bool, leaderEpoch int32)
 }
 
 // Manager is the set of partition replicas on this broker (Kafka's

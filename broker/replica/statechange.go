@@ -88,6 +88,7 @@ func (m *Manager) applyPartitionState(tp storage.TopicPartition, topicID [16]byt
 			return kerr.KafkaStorageError.Code
 		}
 		m.log.Info("leading partition", "partition", tp.String(), "leader_epoch", ps.LeaderEpoch, "isr", ps.ISR)
+		m.leadershipChanged(tp, true, ps.LeaderEpoch)
 		return 0
 	}
 	m.fetchers.remove(tp)
@@ -96,7 +97,14 @@ func (m *Manager) applyPartitionState(tp storage.TopicPartition, topicID [16]byt
 		m.fetchers.add(p, ps.Leader, ps.LeaderEpoch)
 	}
 	m.log.Info("following partition", "partition", tp.String(), "leader", ps.Leader, "leader_epoch", ps.LeaderEpoch)
+	m.leadershipChanged(tp, false, ps.LeaderEpoch)
 	return 0
+}
+
+func (m *Manager) leadershipChanged(tp storage.TopicPartition, leader bool, epoch int32) {
+	if m.cfg.OnLeadershipChange != nil {
+		m.cfg.OnLeadershipChange(tp, leader, epoch)
+	}
 }
 
 // HandleStopReplica stops fetching for the named partitions and, when asked,
@@ -139,6 +147,7 @@ func (m *Manager) stopReplica(tp storage.TopicPartition, del bool) int16 {
 	m.mu.Unlock()
 	if ok {
 		p.stopServing()
+		m.leadershipChanged(tp, false, -1)
 	}
 	if !del {
 		return 0

@@ -17,6 +17,14 @@ type LogConfig struct {
 	RetentionMs        int64 // retention.ms 604800000, -1 = infinite
 	RetentionBytes     int64 // retention.bytes -1 = unlimited
 	FileDeleteDelayMs  int64 // file.delete.delay.ms 60000
+
+	// Compaction (cleanup.policy=compact or compact,delete). The delete
+	// policy has no field: without it the broker passes infinite retention.
+	Compact                bool    // cleanup.policy includes compact; false (Kafka's default policy is delete)
+	DeleteRetentionMs      int64   // delete.retention.ms 86400000: how long a cleaned tombstone survives
+	MinCompactionLagMs     int64   // min.compaction.lag.ms 0
+	MaxCompactionLagMs     int64   // max.compaction.lag.ms math.MaxInt64; 0 (unset) = no limit
+	MinCleanableDirtyRatio float64 // min.cleanable.dirty.ratio 0.5
 }
 
 // DefaultLogConfig returns Kafka's defaults.
@@ -31,6 +39,10 @@ func DefaultLogConfig() LogConfig {
 		RetentionMs:        7 * 24 * 3600 * 1000,
 		RetentionBytes:     -1,
 		FileDeleteDelayMs:  60000,
+
+		DeleteRetentionMs:      24 * 3600 * 1000,
+		MaxCompactionLagMs:     math.MaxInt64,
+		MinCleanableDirtyRatio: 0.5,
 	}
 }
 
@@ -55,6 +67,14 @@ func (c LogConfig) Validate() error {
 		return fmt.Errorf("storage: retention.ms %d is below -1: %w", c.RetentionMs, ErrInvalidConfig)
 	case c.FileDeleteDelayMs < 0:
 		return fmt.Errorf("storage: file.delete.delay.ms %d is negative: %w", c.FileDeleteDelayMs, ErrInvalidConfig)
+	case c.DeleteRetentionMs < 0:
+		return fmt.Errorf("storage: delete.retention.ms %d is negative: %w", c.DeleteRetentionMs, ErrInvalidConfig)
+	case c.MinCompactionLagMs < 0:
+		return fmt.Errorf("storage: min.compaction.lag.ms %d is negative: %w", c.MinCompactionLagMs, ErrInvalidConfig)
+	case c.MaxCompactionLagMs < 0:
+		return fmt.Errorf("storage: max.compaction.lag.ms %d is negative: %w", c.MaxCompactionLagMs, ErrInvalidConfig)
+	case !(c.MinCleanableDirtyRatio >= 0 && c.MinCleanableDirtyRatio <= 1):
+		return fmt.Errorf("storage: min.cleanable.dirty.ratio %v not in [0, 1]: %w", c.MinCleanableDirtyRatio, ErrInvalidConfig)
 	}
 	return nil
 }

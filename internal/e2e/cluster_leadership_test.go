@@ -135,7 +135,7 @@ func TestFollowerRestartRejoins(t *testing.T) {
 	waitFullISR(t, ctx, cl, topic, 1)
 	prod := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.AllISRAcks()))
 	produceN(t, ctx, prod, topic, 0, 200)
-	leader, _, _ := leaderOf(ctx, cl, topic, 0)
+	leader := mustLeader(t, ctx, cl, topic)
 	var follower *testcluster.Broker
 	for _, b := range c.Brokers() {
 		if b.ID != leader {

@@ -46,9 +46,11 @@ func produceN(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, f
 
 func isrOf(t *testing.T, ctx context.Context, adm *kgo.Client, topic string) (int32, []int32) {
 	t.Helper()
+	// A broker that has not yet heard of the topic answers an error:
+	// callers poll, so report "no leader" rather than failing.
 	l, isr, err := leaderOf(ctx, adm, topic, 0)
 	if err != nil {
-		t.Fatal(err)
+		return -1, nil
 	}
 	return l, isr
 }
@@ -61,7 +63,7 @@ func TestPausedFollowerLeavesAndRejoinsISR(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFullISR(t, ctx, adm, "pause", 1)
-	leader, _ := isrOf(t, ctx, adm, "pause")
+	leader := mustLeader(t, ctx, adm, "pause")
 	var follower *testcluster.Broker
 	for _, b := range c.Brokers() {
 		if b.ID != leader && c.ZK != nil {
@@ -114,7 +116,7 @@ func TestOldLeaderWithDivergentTailTruncates(t *testing.T) {
 	safe := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.AllISRAcks()))
 	produceN(t, ctx, safe, topic, 0, 100)
 
-	oldLeader, _ := isrOf(t, ctx, adm, topic)
+	oldLeader := mustLeader(t, ctx, adm, topic)
 	var followers []*testcluster.Broker
 	for _, b := range c.Brokers() {
 		if b.ID != oldLeader {
@@ -253,4 +255,15 @@ func TestUnderReplicatedPartitionsOfDeadBroker(t *testing.T) {
 			t.Fatalf("under-replicated line still lists broker 3 in the ISR: %q", line)
 		}
 	}
+}
+
+// mustLeader waits until partition 0 of topic has a leader.
+func mustLeader(t *testing.T, ctx context.Context, cl *kgo.Client, topic string) int32 {
+	t.Helper()
+	var l int32 = -1
+	testcluster.WaitFor(t, 30*time.Second, "a leader for "+topic, func() (bool, string) {
+		l, _ = isrOf(t, ctx, cl, topic)
+		return l >= 0, ""
+	})
+	return l
 }
