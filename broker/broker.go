@@ -322,6 +322,11 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		if b.adminHTTP != nil {
 			_ = b.adminHTTP.Shutdown(ctx)
 		}
+		if b.groups != nil {
+			// Answers waiting JoinGroups and SyncGroups so the listeners
+			// can drain.
+			b.groups.Stop()
+		}
 		if b.net != nil {
 			if err := b.net.Shutdown(ctx); err != nil {
 				errs = append(errs, err)

@@ -15,13 +15,15 @@ import (
 	"kafgo/internal/testcluster"
 )
 
-// preferredLeaders counts partitions led by their first assigned replica.
+// ledBy maps each partition of topic to its current leader.
 func ledBy(t *testing.T, ctx context.Context, cl *kgo.Client, topic string) map[int32]int32 {
 	t.Helper()
-	parts, err := testcluster.Partitions(ctx, cl, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var parts map[int32]testcluster.PartitionState
+	testcluster.WaitFor(t, 10*time.Second, "metadata for "+topic, func() (bool, string) {
+		var err error
+		parts, err = testcluster.Partitions(ctx, cl, topic)
+		return err == nil, fmt.Sprint(err)
+	})
 	out := map[int32]int32{}
 	for p, st := range parts {
 		out[p] = st.Leader
