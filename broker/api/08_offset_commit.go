@@ -1,0 +1,75 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/group"
+)
+
+// handleOffsetCommit stores offsets in __consumer_offsets; the answer is
+// deferred until they are replicated (offsets.commit.timeout.ms bounds it).
+// Partitions of unknown topics are refused here, as Kafka's API layer does,
+// before the coordinator sees the request.
+func (s *Server) handleOffsetCommit(c *Call) Reply {
+	req := c.Req.(*kmsg.OffsetCommitRequest)
+	resp := req.ResponseKind().(*kmsg.OffsetCommitResponse)
+	cr := group.CommitRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID, RetentionMs: -1}
+	if req.Version == 0 {
+		// v0 predates group membership: every commit is a simple one.
+		cr.Generation, cr.MemberID = -1, ""
+	}
+	if req.Version >= 2 && req.Version <= 4 {
+		cr.RetentionMs = req.RetentionTimeMillis
+	}
+	if req.Version >= 7 {
+		cr.InstanceID = req.InstanceID
+	}
+	type slot struct{ ti, pi int }
+	var slots []slot
+	view := s.d.Cache.View()
+	for ti, rt := range req.Topics {
+		ot := kmsg.NewOffsetCommitResponseTopic()
+		ot.Topic = rt.Topic
+		for pi, rp := range rt.Partitions {
+			op := kmsg.NewOffsetCommitResponseTopicPartition()
+			op.Partition = rp.Partition
+			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
+				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			} else {
+				o := group.CommitOffset{
+					TopicPartition:  group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
+					Offset:          rp.Offset,
+					LeaderEpoch:     -1,
+					Metadata:        rp.Metadata,
+					CommitTimestamp: -1,
+				}
+				if req.Version >= 6 {
+					o.LeaderEpoch = rp.LeaderEpoch
+				}
+				if req.Version == 1 {
+					o.CommitTimestamp = rp.Timestamp
+				}
+				cr.Offsets = append(cr.Offsets, o)
+				slots = append(slots, slot{ti, pi})
+			}
+			ot.Partitions = append(ot.Partitions, op)
+		}
+		resp.Topics = append(resp.Topics, ot)
+	}
+	if len(cr.Offsets) == 0 {
+		return now(resp)
+	}
+	ch := s.d.Groups.CommitOffsets(cr)
+	return func() Result {
+		errs := waitGroupAnswer(ch, s.d.Groups.Done(), nil)
+		for i, sl := range slots {
+			e := kerr.NotCoordinator
+			if errs != nil {
+				e = errs[i]
+			}
+			resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = code(e)
+		}
+		return Result{Resp: resp}
+	}
+}

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/group"
+)
+
+// handleOffsetFetch returns committed offsets: -1 with empty metadata for
+// partitions without one. Up to v7 it asks for one group; v8 batches
+// groups, each with its own error (they may live on different
+// coordinators). A null topic list (v2+) means every committed partition.
+// require_stable needs no wait here: without transactions no commit is
+// ever pending on a transaction.
+func (s *Server) handleOffsetFetch(c *Call) Reply {
+	req := c.Req.(*kmsg.OffsetFetchRequest)
+	resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+	if req.Version >= 8 {
+		for _, rg := range req.Groups {
+			var tps []group.TopicPartition
+			if rg.Topics != nil {
+				tps = []group.TopicPartition{}
+				for _, t := range rg.Topics {
+					for _, p := range t.Partitions {
+						tps = append(tps, group.TopicPartition{Topic: t.Topic, Partition: p})
+					}
+				}
+			}
+			offsets, err := s.d.Groups.FetchOffsets(rg.Group, tps)
+			og := kmsg.NewOffsetFetchResponseGroup()
+			og.Group, og.ErrorCode = rg.Group, code(err)
+			if err == nil {
+				for _, f := range offsets {
+					op := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+					op.Partition, op.Offset, op.LeaderEpoch, op.Metadata, op.ErrorCode = f.Partition, f.Offset, f.LeaderEpoch, kmsg.StringPtr(f.Metadata), code(f.Err)
+					if n := len(og.Topics); n == 0 || og.Topics[n-1].Topic != f.Topic {
+						ot := kmsg.NewOffsetFetchResponseGroupTopic()
+						ot.Topic = f.Topic
+						og.Topics = append(og.Topics, ot)
+					}
+					last := &og.Topics[len(og.Topics)-1]
+					last.Partitions = append(last.Partitions, op)
+				}
+			}
+			resp.Groups = append(resp.Groups, og)
+		}
+		return now(resp)
+	}
+
+	var tps []group.TopicPartition
+	if req.Topics != nil || req.Version < 2 {
+		tps = []group.TopicPartition{}
+		for _, t := range req.Topics {
+			for _, p := range t.Partitions {
+				tps = append(tps, group.TopicPartition{Topic: t.Topic, Partition: p})
+			}
+		}
+	}
+	offsets, err := s.d.Groups.FetchOffsets(req.Group, tps)
+	if err != nil {
+		if req.Version >= 2 {
+			resp.ErrorCode = code(err)
+			return now(resp)
+		}
+		// v0-v1 have no top-level error: every partition carries it.
+		offsets = offsets[:0]
+		for _, tp := range tps {
+			offsets = append(offsets, group.FetchedOffset{TopicPartition: tp, Offset: -1, LeaderEpoch: -1, Err: err})
+		}
+	}
+	for _, f := range offsets {
+		op := kmsg.NewOffsetFetchResponseTopicPartition()
+		op.Partition, op.Offset, op.LeaderEpoch, op.Metadata, op.ErrorCode = f.Partition, f.Offset, f.LeaderEpoch, kmsg.StringPtr(f.Metadata), code(f.Err)
+		if n := len(resp.Topics); n == 0 || resp.Topics[n-1].Topic != f.Topic {
+			ot := kmsg.NewOffsetFetchResponseTopic()
+			ot.Topic = f.Topic
+			resp.Topics = append(resp.Topics, ot)
+		}
+		last := &resp.Topics[len(resp.Topics)-1]
+		last.Partitions = append(last.Partitions, op)
+	}
+	return now(resp)
+}

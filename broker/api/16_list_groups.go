@@ -1,0 +1,22 @@
+package api
+
+import "github.com/twmb/franz-go/pkg/kmsg"
+
+// handleListGroups lists the groups this broker coordinates; v4 filters by
+// state.
+func (s *Server) handleListGroups(c *Call) Reply {
+	req := c.Req.(*kmsg.ListGroupsRequest)
+	resp := req.ResponseKind().(*kmsg.ListGroupsResponse)
+	var states []string
+	if req.Version >= 4 {
+		states = req.StatesFilter
+	}
+	groups, err := s.d.Groups.ListGroups(states)
+	resp.ErrorCode = code(err)
+	for _, g := range groups {
+		lg := kmsg.NewListGroupsResponseGroup()
+		lg.Group, lg.ProtocolType, lg.GroupState = g.Group, g.ProtocolType, g.State
+		resp.Groups = append(resp.Groups, lg)
+	}
+	return now(resp)
+}

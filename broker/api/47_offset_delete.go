@@ -1,0 +1,53 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/group"
+)
+
+// handleOffsetDelete deletes committed offsets of partitions a group no
+// longer consumes. Unknown partitions are refused here; a group-level
+// error leaves the partition list empty, as in Kafka.
+func (s *Server) handleOffsetDelete(c *Call) Reply {
+	req := c.Req.(*kmsg.OffsetDeleteRequest)
+	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
+	type slot struct{ ti, pi int }
+	var tps []group.TopicPartition
+	var slots []slot
+	view := s.d.Cache.View()
+	for ti, rt := range req.Topics {
+		ot := kmsg.NewOffsetDeleteResponseTopic()
+		ot.Topic = rt.Topic
+		for pi, rp := range rt.Partitions {
+			op := kmsg.NewOffsetDeleteResponseTopicPartition()
+			op.Partition = rp.Partition
+			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
+				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			} else {
+				tps = append(tps, group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
+				slots = append(slots, slot{ti, pi})
+			}
+			ot.Partitions = append(ot.Partitions, op)
+		}
+		resp.Topics = append(resp.Topics, ot)
+	}
+	ch, gerr := s.d.Groups.DeleteOffsets(req.Group, tps)
+	if gerr != nil {
+		resp.ErrorCode = gerr.Code
+		resp.Topics = nil
+		return now(resp)
+	}
+	return func() Result {
+		errs := waitGroupAnswer(ch, s.d.Groups.Done(), nil)
+		for i, sl := range slots {
+			e := kerr.NotCoordinator
+			if errs != nil {
+				e = errs[i]
+			}
+			resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = code(e)
+		}
+		return Result{Resp: resp}
+	}
+}
