@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -250,6 +251,17 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 				t.Fatalf("partition %d: broker %d and %d logs differ below HW %d (%d vs %d bytes)", p, refID, b.ID, hws[p], len(ref), len(data))
 			}
 		}
+		// And as an operator would check it: dump-log-segments output of
+		// every replica agrees below the HW.
+		var refDump string
+		for _, b := range c.Brokers() {
+			d := dumpBelow(t, filepath.Join(b.DataDir(), fmt.Sprintf("%s-%d", topic, p)), hws[p])
+			if refDump == "" {
+				refDump = d
+			} else if d != refDump {
+				t.Fatalf("partition %d: dump-log-segments of broker %d differs from broker %d below the HW", p, b.ID, refID)
+			}
+		}
 	}
 }
 
@@ -311,4 +323,37 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// dumpBelow runs kafgo dump-log-segments --deep-iteration over a partition
+// directory and keeps the batches (with their record lines) that end below
+// hw; the "Dumping <path>" lines name the replica's own files and are dropped.
+func dumpBelow(t *testing.T, dir string, hw int64) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	sort.Strings(files)
+	out, err := exec.Command(testcluster.Binary(t), "dump-log-segments", "--deep-iteration", "--files", strings.Join(files, ",")).Output()
+	if err != nil {
+		t.Fatalf("dump-log-segments %s: %v", dir, err)
+	}
+	var b strings.Builder
+	keep := false
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(line, "Dumping "), strings.HasPrefix(line, "Starting offset"):
+			continue
+		case strings.HasPrefix(line, "baseOffset: "):
+			f := strings.Fields(line)
+			last, _ := strconv.ParseInt(f[3], 10, 64)
+			keep = last < hw
+		}
+		if keep {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	if b.Len() == 0 {
+		t.Fatalf("dump of %s below %d is empty:\n%s", dir, hw, out)
+	}
+	return b.String()
 }
