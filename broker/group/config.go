@@ -81,9 +81,6 @@ func (c *Config) setDefaults() {
 	if c.CommitTimeout <= 0 {
 		c.CommitTimeout = 5 * time.Second
 	}
-	if c.RequiredAcks == 0 {
-		c.RequiredAcks = -1
-	}
 	if c.NewMemberJoinTimeout <= 0 {
 		c.NewMemberJoinTimeout = 5 * time.Minute
 	}

@@ -126,9 +126,9 @@ func (c *Coordinator) DeleteGroups(ids []string) <-chan []*kerr.Error {
 		ch <- errs
 		return ch
 	}
-	c.wg.Add(1)
+	// Not in c.wg: it only gathers the writes' callbacks, which always
+	// run (a stopping coordinator cancels their waits).
 	go func() {
-		defer c.wg.Done()
 		for range waits {
 			<-done
 		}

@@ -14,44 +14,42 @@ func (c *Coordinator) OnLeadershipChange(topic string, partition int32, leader b
 		return
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.stopped {
-		c.mu.Unlock()
 		return
 	}
 	cur, owned := c.shards[partition]
-	if leader {
-		if owned && leaderEpoch >= cur.epoch {
-			// An ISR change re-announces the same leadership; the groups
-			// we hold are already the log's.
-			cur.epoch = leaderEpoch
-			c.mu.Unlock()
-			return
-		}
-		if owned {
-			delete(c.shards, partition)
-		}
-		sh := &shard{partition: partition, epoch: leaderEpoch, loading: true, abort: make(chan struct{}), groups: map[string]*group{}}
-		c.shards[partition] = sh
-		c.mu.Unlock()
-		if owned {
-			c.unloadShard(cur)
-		}
-		c.logger.Info("loading groups of partition", "partition", partition, "leader_epoch", leaderEpoch)
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			c.loadShard(sh)
-		}()
+	if leader && owned && leaderEpoch >= cur.epoch {
+		// An ISR change re-announces the same leadership; the groups we
+		// hold are already the log's.
+		cur.epoch = leaderEpoch
 		return
 	}
 	if owned {
+		// The shard leaves the map now, so new requests get
+		// NOT_COORDINATOR at once; its groups die in the background (the
+		// replica manager must not wait on group locks).
 		delete(c.shards, partition)
-	}
-	c.mu.Unlock()
-	if owned {
 		c.logger.Info("unloading groups of partition", "partition", partition, "leader_epoch", leaderEpoch)
-		c.unloadShard(cur)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.unloadShard(cur)
+		}()
 	}
+	if !leader {
+		return
+	}
+	sh := &shard{partition: partition, epoch: leaderEpoch, loading: true, abort: make(chan struct{}), groups: map[string]*group{}}
+	c.shards[partition] = sh
+	c.logger.Info("loading groups of partition", "partition", partition, "leader_epoch", leaderEpoch)
+	// Added under c.mu, which Stop takes before it waits: no Add can race
+	// the Wait.
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.loadShard(sh)
+	}()
 }
 
 // unloadShard kills a shard's groups (it is no longer in c.shards):

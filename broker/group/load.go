@@ -1,6 +1,7 @@
 package group
 
 import (
+	"fmt"
 	"time"
 
 	"kafgo/broker/group/offsetsrec"
@@ -99,6 +100,7 @@ func (c *Coordinator) tryReadAll(sh *shard) (*replay, error) {
 		if len(buf) == 0 {
 			break // nothing below end from pos on (a gap left by compaction)
 		}
+		from := pos
 		it := record.NewBatchIter(buf)
 		for it.Next() {
 			h := it.Header()
@@ -129,7 +131,10 @@ func (c *Coordinator) tryReadAll(sh *shard) (*replay, error) {
 			pos = next
 		}
 		if err := it.Err(); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("group: reading __consumer_offsets-%d at %d: %w", sh.partition, pos, err)
+		}
+		if pos == from {
+			return nil, fmt.Errorf("group: reading __consumer_offsets-%d: no progress at offset %d", sh.partition, pos)
 		}
 	}
 	return r, nil

@@ -202,10 +202,12 @@ func (c *Coordinator) completeJoin(g *group) {
 	}
 	c.logger.Info("stabilized group", "group", g.id, "generation", g.generation, "members", len(g.members), "protocol", *g.protocol, "leader", g.leader)
 	for _, m := range g.sortedMembers() {
-		g.answerJoin(m, g.joinResult(m, m.id == g.leader))
+		// The session restarts before the answer leaves, so it is never
+		// measured from later than the client's receipt.
 		c.scheduleHeartbeat(g, m, m.sessionTimeout)
 		m.isNew = false
 		g.pendingSync[m.id] = true
+		g.answerJoin(m, g.joinResult(m, m.id == g.leader))
 	}
 	c.schedulePendingSync(g)
 }
@@ -275,8 +277,9 @@ func (c *Coordinator) propagateAssignment(g *group, err *kerr.Error) {
 		if err == nil {
 			r.ProtocolType, r.Protocol, r.Assignment = g.protocolType, g.protocol, m.assignment
 		}
-		if g.answerSync(m, r) {
+		if m.syncCh != nil {
 			c.scheduleHeartbeat(g, m, m.sessionTimeout)
+			g.answerSync(m, r)
 		}
 	}
 }
