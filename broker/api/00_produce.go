@@ -36,6 +36,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 		resp.Topics = append(resp.Topics, respTopic)
 	}
 	setErr := func(ti, pi int, err error) {
+		s.log.Debug("produce refused", "topic", resp.Topics[ti].Topic, "partition", resp.Topics[ti].Partitions[pi].Partition, "err", err)
 		out := &resp.Topics[ti].Partitions[pi]
 		out.ErrorCode = errCode(err)
 		out.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(err))
@@ -80,11 +81,19 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, err)
 				continue
 			}
-			if err := validateProduceBatch(rp.Records, req.Version, p.Config(), appendTime); err != nil {
+			records := rp.Records
+			if req.Version < 3 {
+				// Produce v0-v2 carry magic 0/1 message sets; the log is v2.
+				if records, err = upConvert(records, p.Config()); err != nil {
+					setErr(ti, pi, err)
+					continue
+				}
+			}
+			if err := validateProduceBatch(records, max(req.Version, 3), p.Config(), appendTime); err != nil {
 				setErr(ti, pi, err)
 				continue
 			}
-			parts = append(parts, replica.ProducePartition{TP: tp, Batches: rp.Records})
+			parts = append(parts, replica.ProducePartition{TP: tp, Batches: records})
 			slots = append(slots, slot{ti, pi})
 		}
 	}
@@ -138,6 +147,25 @@ func (s *Server) partitionConfig(tp storage.TopicPartition) (replica.PartitionCo
 		return replica.PartitionConfig{}, false
 	}
 	return p.Config(), true
+}
+
+// upConvert turns a Produce v0-v2 message set into a v2 batch (Kafka's
+// up-conversion); a v2 batch in a v2 request is refused.
+func upConvert(set []byte, cfg replica.PartitionConfig) ([]byte, error) {
+	if magic, err := record.PeekMagic(set); err == nil && magic == record.MagicV2 {
+		return nil, refuse(kerr.InvalidRecord, "produce request v2 carries record batches of magic 2")
+	}
+	if cfg.MaxMessageBytes > 0 && int64(len(set)) > int64(cfg.MaxMessageBytes) {
+		return nil, refuse(kerr.MessageTooLarge, "message set of %d bytes exceeds max.message.bytes %d", len(set), cfg.MaxMessageBytes)
+	}
+	out, err := record.UpConvert(set, int(max(int64(cfg.MaxMessageBytes), 1<<20))*64)
+	if err != nil {
+		if record.KindOf(err) == record.KindInvalid {
+			return nil, refuse(kerr.InvalidRecord, "%v", err)
+		}
+		return nil, refuse(kerr.CorruptMessage, "%v", err)
+	}
+	return out, nil
 }
 
 // validateProduceBatch applies Kafka's leader-side checks to one partition's

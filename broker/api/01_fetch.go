@@ -2,11 +2,13 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/record"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
@@ -61,6 +63,9 @@ func (s *Server) handleFetch(c *Call) Reply {
 		ctx, cancel := context.WithTimeout(context.Background(), fr.MaxWait+s.d.RequestTimeout)
 		defer cancel()
 		results := s.d.Replicas.Fetch(ctx, fr)
+		if version < 4 {
+			return Result{Resp: s.downConvertedFetch(req, results)}
+		}
 		return Result{Raw: encodeFetchResponse(version, results)}
 	}
 }
@@ -89,4 +94,48 @@ func epochOrNone(has bool, e int32) int32 {
 		return -1
 	}
 	return e
+}
+
+// downConvertedFetch answers Fetch v2/v3, whose clients read only magic 0/1
+// message sets: the records are read into memory and down-converted (the
+// price Kafka also pays for old consumers; no zero-copy here).
+func (s *Server) downConvertedFetch(req *kmsg.FetchRequest, results []replica.FetchResult) *kmsg.FetchResponse {
+	resp := req.ResponseKind().(*kmsg.FetchResponse)
+	idx := map[string]int{}
+	for _, r := range results {
+		i, ok := idx[r.TP.Topic]
+		if !ok {
+			i = len(resp.Topics)
+			idx[r.TP.Topic] = i
+			t := kmsg.NewFetchResponseTopic()
+			t.Topic = r.TP.Topic
+			resp.Topics = append(resp.Topics, t)
+		}
+		p := kmsg.NewFetchResponseTopicPartition()
+		p.Partition = r.TP.Partition
+		p.HighWatermark = r.HighWatermark
+		err := r.Err
+		if err == nil {
+			var data []byte
+			data, err = readRegions(r.Regions, r.Bytes)
+			if err == nil {
+				p.RecordBatches, err = record.DownConvert(data, 64<<20)
+			}
+		}
+		p.ErrorCode = errCode(err)
+		resp.Topics[i].Partitions = append(resp.Topics[i].Partitions, p)
+	}
+	return resp
+}
+
+func readRegions(regions []storage.FileRegion, total int64) ([]byte, error) {
+	out := make([]byte, 0, total)
+	for _, reg := range regions {
+		start := len(out)
+		out = out[:start+int(reg.Size)]
+		if _, err := reg.File.ReadAt(out[start:], reg.Position); err != nil {
+			return nil, fmt.Errorf("api: reading fetched records: %w", err)
+		}
+	}
+	return out, nil
 }

@@ -4,10 +4,13 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 
 // registerAll is the table of served APIs and versions: ApiVersions
 // advertises exactly this. Inter-broker APIs are served at the versions our
-// controller and followers send.
+// controller and followers send. Produce goes down to v0 and Fetch to v2
+// (with up- and down-conversion of legacy message sets): librdkafka 2.0
+// compresses with gzip, snappy or lz4 only for a broker whose Produce range
+// includes v0, and uses magic 1 (MsgVer1) only with Fetch v2.
 func (s *Server) registerAll() {
-	s.register(kmsg.NewPtrProduceRequest(), 3, 9, s.handleProduce)
-	s.register(kmsg.NewPtrFetchRequest(), 4, 12, s.handleFetch)
+	s.register(kmsg.NewPtrProduceRequest(), 0, 9, s.handleProduce)
+	s.register(kmsg.NewPtrFetchRequest(), 2, 12, s.handleFetch)
 	s.register(kmsg.NewPtrListOffsetsRequest(), 0, 7, s.handleListOffsets)
 	s.register(kmsg.NewPtrMetadataRequest(), 0, 12, s.handleMetadata)
 	s.register(kmsg.NewPtrLeaderAndISRRequest(), 5, 5, s.handleLeaderAndISR)

@@ -134,10 +134,34 @@ func legacyBytes(b []byte, pos int, field string) ([]byte, int, error) {
 // wrapper's timestamp and timestamp-type bit. Inner messages must have the
 // wrapper's magic and no compression of their own.
 func (m *LegacyMessage) Inner(maxDecompressed int) ([]LegacyMessage, error) {
-	c := m.Codec()
-	if c == CodecNone {
+	if m.Codec() == CodecNone {
 		return []LegacyMessage{*m}, nil
 	}
+	msgs, err := m.innerMessages(maxDecompressed)
+	if err != nil {
+		return nil, err
+	}
+	if m.Magic == 1 {
+		base := m.Offset - msgs[len(msgs)-1].Offset
+		if base < 0 {
+			return nil, invalidf(0, "offset", "wrapper offset %d is below the last inner relative offset %d", m.Offset, msgs[len(msgs)-1].Offset)
+		}
+		for i := range msgs {
+			msgs[i].Offset += base
+			if m.LogAppendTime() {
+				msgs[i].Timestamp = m.Timestamp
+				msgs[i].Attributes |= AttrTimestampType
+			}
+		}
+	}
+	return msgs, nil
+}
+
+// innerMessages decompresses a wrapper's inner message set as stored, with
+// the stored (for magic 1, relative) offsets: what a producer sent, before
+// any broker assigned offsets.
+func (m *LegacyMessage) innerMessages(maxDecompressed int) ([]LegacyMessage, error) {
+	c := m.Codec()
 	valueAt := m.Size - len(m.Value)
 	if m.Value == nil {
 		return nil, invalidf(m.Size-4, "valueLength", "compressed message has a null value")
@@ -177,19 +201,6 @@ func (m *LegacyMessage) Inner(maxDecompressed int) ([]LegacyMessage, error) {
 	}
 	if len(msgs) == 0 {
 		return nil, invalidf(valueAt, "value", "compressed message holds no messages")
-	}
-	if m.Magic == 1 {
-		base := m.Offset - msgs[len(msgs)-1].Offset
-		if base < 0 {
-			return nil, invalidf(0, "offset", "wrapper offset %d is below the last inner relative offset %d", m.Offset, msgs[len(msgs)-1].Offset)
-		}
-		for i := range msgs {
-			msgs[i].Offset += base
-			if m.LogAppendTime() {
-				msgs[i].Timestamp = m.Timestamp
-				msgs[i].Attributes |= AttrTimestampType
-			}
-		}
 	}
 	return msgs, nil
 }

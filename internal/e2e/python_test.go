@@ -3,10 +3,12 @@ package e2e
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"kafgo/broker/record"
 	"kafgo/internal/testcluster"
 )
 
@@ -53,6 +55,34 @@ print("consumed", len(vals))
 	for _, want := range []string{"topics ['py-topic']", "consumed 300"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("kafka-python output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestKafkaPythonLegacyMessageFormat: kafka-python pinned to Kafka 0.10
+// produces magic 1 message sets (Produce v2, gzip) and fetches with Fetch
+// v2/v3: the broker up-converts to v2 batches and down-converts back.
+func TestKafkaPythonLegacyMessageFormat(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	out := runPython(t, `
+import sys
+from kafka import KafkaProducer, KafkaConsumer
+b = sys.argv[1]
+p = KafkaProducer(bootstrap_servers=b, api_version=(0, 10, 1), compression_type="gzip")
+for i in range(50):
+    p.send("legacy", key=b"k%d" % i, value=b"v%d" % i)
+p.flush()
+c = KafkaConsumer("legacy", bootstrap_servers=b, api_version=(0, 10, 1), auto_offset_reset="earliest", consumer_timeout_ms=10000)
+got = [(m.key, m.value, m.offset) for m in c]
+print("consumed", len(got), "ordered", [o for _, _, o in got] == list(range(len(got))), "first", got[0][0], got[0][1])
+`, c.Bootstrap())
+	if !strings.Contains(out, "consumed 50 ordered True first b'k0' b'v0'") {
+		t.Fatalf("kafka-python 0.10 protocol output:\n%s", out)
+	}
+	codecs := batchCodecs(t, filepath.Join(c.Brokers()[0].DataDir(), "legacy-0"))
+	for _, cd := range codecs {
+		if cd != record.CodecGzip {
+			t.Fatalf("up-converted batch stored with codec %v, want gzip", cd)
 		}
 	}
 }
