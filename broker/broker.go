@@ -148,7 +148,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), group.ReplicaLog(b.replicas), b.cache)
+	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), offsetsLog(b.replicas), b.cache)
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.onBroker = b.reloadBrokerConfig
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
@@ -453,7 +453,9 @@ func (b *Broker) reloadBrokerConfig(entity string) {
 		}
 	}
 	b.cfg.Store(next)
-	b.log.Info("dynamic broker config applied", "entity", entity)
+	if len(def)+len(own) > 0 {
+		b.log.Info("dynamic broker config applied", "entity", entity, "default", len(def), "own", len(own))
+	}
 	// Topic defaults may have changed with it.
 	for _, p := range b.replicas.Partitions() {
 		b.replicas.UpdateTopicConfig(p.TopicPartition().Topic)

@@ -1,4 +1,4 @@
-package group
+package broker
 
 import (
 	"context"
@@ -8,28 +8,30 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/group"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
 
-// ReplicaLog is the Log of __consumer_offsets partitions through the
-// broker's replica manager: appends go through the leader path (so they are
-// replicated and fenced by leadership like any produce) and acks=all waits
-// for the ISR.
-func ReplicaLog(m *replica.Manager) Log { return replicaLog{m: m} }
+// offsetsLog is the group coordinator's group.Log: the __consumer_offsets
+// partitions through the broker's replica manager. Appends go through the
+// leader path (so they are replicated and fenced by leadership like any
+// produce) and acks=all waits for the ISR. It lives here, where the parts
+// meet, so that group and replica stay independent of each other.
+func offsetsLog(m *replica.Manager) group.Log { return replicaLog{m: m} }
 
 type replicaLog struct{ m *replica.Manager }
 
 func offsetsTP(p int32) storage.TopicPartition {
-	return storage.TopicPartition{Topic: OffsetsTopic, Partition: p}
+	return storage.TopicPartition{Topic: group.OffsetsTopic, Partition: p}
 }
 
-func (l replicaLog) Append(p int32, acks int16, batch []byte) (AppendResult, error) {
+func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResult, error) {
 	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch}})
 	if err := res[0].Err; err != nil {
-		return AppendResult{}, asKafkaError(err)
+		return group.AppendResult{}, asKafkaError(err)
 	}
-	out := AppendResult{FirstOffset: res[0].Info.FirstOffset}
+	out := group.AppendResult{FirstOffset: res[0].Info.FirstOffset}
 	if acks == -1 {
 		out.Wait = func(ctx context.Context, timeout time.Duration) error {
 			l.m.WaitForAcks(ctx, timeout, res)
@@ -57,7 +59,7 @@ func (l replicaLog) Read(p int32, offset int64, maxBytes int32, end int64) ([]by
 	}
 	b, err := part.Log().ReadBytes(offset, maxBytes, end)
 	if err != nil {
-		return nil, fmt.Errorf("group: reading %s at %d: %w", offsetsTP(p), offset, err)
+		return nil, fmt.Errorf("broker: reading %s at %d: %w", offsetsTP(p), offset, err)
 	}
 	return b, nil
 }
