@@ -273,7 +273,7 @@ func allFromStart(n int) map[int32]kgo.Offset {
 	return m
 }
 
-func waitFullISR(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, parts int) {
+func waitFullISR(t testing.TB, ctx context.Context, cl *kgo.Client, topic string, parts int) {
 	t.Helper()
 	testcluster.WaitFor(t, 90*time.Second, "every replica back in the ISR", func() (bool, string) {
 		td, err := testcluster.Partitions(ctx, cl, topic)
