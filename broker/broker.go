@@ -93,17 +93,23 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 
 	b.admin = &controller.Admin{Store: store}
-	b.topics = &topicConfigs{admin: b.admin, store: store, broker: b.Config, log: b.log, overrides: map[string]map[string]string{}}
+	b.topics = &topicConfigs{admin: b.admin, store: store, broker: b.Config, log: b.log, overrides: map[string]map[string]string{}, lastSeq: -1}
 	defLog := partitionConfig(b.topicDefaults()).Log
 	b.logs, err = storage.OpenManager(storage.ManagerConfig{
-		LogDirs:                cfg.LogDirs,
-		BrokerID:               cfg.BrokerID,
-		ClusterID:              b.clusterID,
-		DefaultLog:             defLog,
-		RetentionCheckInterval: time.Duration(cfg.LogRetentionCheckIntervalMs) * time.Millisecond,
-		FlushSchedulerInterval: time.Duration(min(cfg.LogFlushSchedulerIntervalMs, int64(time.Hour/time.Millisecond))) * time.Millisecond,
-		CheckpointInterval:     time.Duration(cfg.LogFlushOffsetCheckpointIntervalMs) * time.Millisecond,
-		Logger:                 b.log,
+		LogDirs:                 cfg.LogDirs,
+		BrokerID:                cfg.BrokerID,
+		ClusterID:               b.clusterID,
+		DefaultLog:              defLog,
+		RetentionCheckInterval:  time.Duration(cfg.LogRetentionCheckIntervalMs) * time.Millisecond,
+		FlushSchedulerInterval:  time.Duration(min(cfg.LogFlushSchedulerIntervalMs, int64(time.Hour/time.Millisecond))) * time.Millisecond,
+		CheckpointInterval:      time.Duration(cfg.LogFlushOffsetCheckpointIntervalMs) * time.Millisecond,
+		CleanerEnable:           cfg.LogCleanerEnable,
+		CleanerThreads:          int(cfg.LogCleanerThreads),
+		CleanerBackoff:          time.Duration(cfg.LogCleanerBackoffMs) * time.Millisecond,
+		CleanerDedupeBufferSize: cfg.LogCleanerDedupeBufferSize,
+		CleanerIoBufferSize:     int(cfg.LogCleanerIoBufferSize),
+		CleanerDedupeLoadFactor: cfg.LogCleanerIoBufferLoadFactor,
+		Logger:                  b.log,
 	})
 	if err != nil {
 		return err

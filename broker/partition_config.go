@@ -20,6 +20,12 @@ func partitionConfig(t config.Topic) replica.PartitionConfig {
 		RetentionMs:        t.RetentionMs,
 		RetentionBytes:     t.RetentionBytes,
 		FileDeleteDelayMs:  t.FileDeleteDelayMs,
+
+		Compact:                t.Compact(),
+		DeleteRetentionMs:      t.DeleteRetentionMs,
+		MinCompactionLagMs:     t.MinCompactionLagMs,
+		MaxCompactionLagMs:     t.MaxCompactionLagMs,
+		MinCleanableDirtyRatio: t.MinCleanableDirtyRatio,
 	}
 	if !t.Delete() {
 		lc.RetentionMs, lc.RetentionBytes = -1, -1

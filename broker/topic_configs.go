@@ -28,7 +28,7 @@ type topicConfigs struct {
 
 	mu        sync.RWMutex
 	overrides map[string]map[string]string
-	lastSeq   int64
+	lastSeq   int64 // newest notification applied; -1 before the first (they are numbered from 0)
 }
 
 // Overrides returns a topic's overrides, reading them on first use.

@@ -15,10 +15,13 @@
 //	00000000000000000000.timeindex  time index
 //	00000000000000001234.snapshot   producer state as of offset 1234
 //
-// Transient names: "<name>.deleted" (retired by retention or truncation,
-// removed after file.delete.delay.ms), "<name>.tmp" (a checkpoint being
-// written), "<topic>-<p>.<32 hex>-delete" (a deleted partition being
-// removed). All of them are cleaned up on open.
+// Transient names: "<name>.deleted" (retired by retention, truncation or
+// the cleaner, removed after file.delete.delay.ms), "<name>.tmp" (a
+// checkpoint being written), "<name>.cleaned" (a segment the cleaner is
+// writing), "<name>.swap" (a cleaned segment committed but not yet in
+// place), "<topic>-<p>.<32 hex>-delete" (a deleted partition being
+// removed). All of them are cleaned up on open; a "<base>.log.swap"
+// completes its swap first (see completeSwaps).
 //
 // # Segment files
 //
@@ -63,7 +66,7 @@
 // Text files written via temp file, fsync, rename and directory fsync:
 //
 //	recovery-point-offset-checkpoint, replication-offset-checkpoint,
-//	log-start-offset-checkpoint (per log dir):
+//	log-start-offset-checkpoint, cleaner-offset-checkpoint (per log dir):
 //	    0\n<count>\n then "<topic> <partition> <offset>\n" per entry
 //	leader-epoch-checkpoint (per partition):
 //	    0\n<count>\n then "<epoch> <startOffset>\n" per entry
@@ -94,6 +97,10 @@
 //   - Producer state equals a replay of the log: after any open or
 //     truncation it is the newest snapshot at or below the point of trust
 //     plus every batch after it.
+//   - Compaction (cleaner.go) never renumbers an offset and never touches
+//     the active segment or offsets at or above the high watermark; a
+//     cleaned segment replaces its sources in one atomic publication, and
+//     a crash at any step leaves either the old segments or the new one.
 //   - Every decoded length is checked against the bytes remaining before
 //     anything is allocated for it; bad files are errors, never panics.
 package storage

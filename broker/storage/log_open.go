@@ -169,10 +169,14 @@ func (l *Log) loadTopicID(want [16]byte) error {
 	return nil
 }
 
-// cleanDirectory removes what an interrupted operation left behind (files
-// marked .deleted, .cleaned, .swap, temp checkpoints, index files without a
-// log) and returns the base offsets of the segments, ascending.
+// cleanDirectory completes interrupted cleaner swaps (completeSwaps), then
+// removes what an interrupted operation left behind (files marked .deleted,
+// .cleaned, .swap, temp checkpoints, index files without a log) and returns
+// the base offsets of the segments, ascending.
 func (l *Log) cleanDirectory() ([]int64, error) {
+	if err := l.completeSwaps(); err != nil {
+		return nil, err
+	}
 	ents, err := os.ReadDir(l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("storage: list %s: %w", l.dir, err)
@@ -190,9 +194,9 @@ func (l *Log) cleanDirectory() ([]int64, error) {
 		case strings.HasSuffix(name, deletedSuffix), strings.HasSuffix(name, cleanedSuffix), strings.HasSuffix(name, tmpSuffix):
 			l.removeLeftover(path)
 		case strings.HasSuffix(name, swapSuffix):
-			// Only a log cleaner writes .swap files and this broker has
-			// none, so this one cannot be completed; drop it.
-			l.logger.Warn("storage: removing swap file with no cleaner to complete it", "file", path)
+			// completeSwaps consumed every .log.swap; this one is not a
+			// segment swap.
+			l.logger.Warn("storage: removing unknown swap file", "file", path)
 			l.removeLeftover(path)
 		default:
 			if b, ok := parseOffsetFileName(name, logExt); ok {

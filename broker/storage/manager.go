@@ -26,6 +26,15 @@ type ManagerConfig struct {
 	// checkpoints 60 s) and a 1 s flush.ms check.
 	RetentionCheckInterval, FlushSchedulerInterval, CheckpointInterval time.Duration
 
+	// The log cleaner (compaction of logs whose LogConfig has Compact).
+	// Zero values pick Kafka's defaults; CleanerEnable has to be set.
+	CleanerEnable           bool          // log.cleaner.enable: run the cleaner threads from Start
+	CleanerThreads          int           // log.cleaner.threads 1
+	CleanerBackoff          time.Duration // log.cleaner.backoff.ms 15 s: sleep when no log needs cleaning
+	CleanerDedupeBufferSize int64         // log.cleaner.dedupe.buffer.size 128 MiB, shared by the threads
+	CleanerIoBufferSize     int           // log.cleaner.io.buffer.size 512 KiB, shared by the threads
+	CleanerDedupeLoadFactor float64       // log.cleaner.io.buffer.load.factor 0.9: how full the offset map gets
+
 	Logger *slog.Logger
 	Clock  func() time.Time
 }
@@ -48,6 +57,8 @@ type Manager struct {
 
 	cpMu sync.Mutex // serialises checkpoint file writes
 	bg   sync.WaitGroup
+
+	cleaner *Cleaner
 }
 
 // OpenManager creates the log dirs if needed, checks or writes their
@@ -107,6 +118,7 @@ func OpenManager(cfg ManagerConfig) (*Manager, error) {
 			return nil, err
 		}
 	}
+	m.cleaner = newCleaner(m)
 	return m, nil
 }
 
@@ -304,6 +316,9 @@ func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg LogConfig, topicID [16]b
 		if err := l.assignTopicID(topicID); err != nil {
 			return nil, err
 		}
+		// A log loaded at startup has the broker defaults; the caller
+		// knows the topic's config (compaction, retention).
+		l.UpdateConfig(cfg)
 		return l, nil
 	}
 	if err := ValidateTopicName(tp.Topic); err != nil {

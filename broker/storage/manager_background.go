@@ -9,8 +9,9 @@ import (
 
 // Start runs the background tasks until ctx ends or Shutdown: retention
 // every RetentionCheckInterval, the flush.ms check every
-// FlushSchedulerInterval, and the recovery-point and log-start checkpoints
-// every CheckpointInterval. Calling it again is a no-op.
+// FlushSchedulerInterval, the recovery-point and log-start checkpoints
+// every CheckpointInterval, and with CleanerEnable the log cleaner
+// threads. Calling it again is a no-op.
 func (m *Manager) Start(ctx context.Context) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -26,6 +27,9 @@ func (m *Manager) Start(ctx context.Context) {
 			m.logger.Error("storage: write checkpoints", "err", err)
 		}
 	})
+	if m.cfg.CleanerEnable {
+		m.cleaner.start(ctx)
+	}
 }
 
 func (m *Manager) every(ctx context.Context, period time.Duration, task func()) {
