@@ -11,7 +11,7 @@ import (
 
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/uuid"
+	"kafgo/internal/uuid"
 	"kafgo/broker/meta/znode"
 	"kafgo/internal/topicname"
 )

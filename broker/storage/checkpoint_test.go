@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"io/fs"
+	"kafgo/internal/uuid"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,10 +97,11 @@ func TestLeaderEpochCheckpointText(t *testing.T) {
 
 func TestPartitionMetadata(t *testing.T) {
 	path := filepath.Join(t.TempDir(), PartitionMetadataFile)
-	id, err := ParseUUID("3s3o9J7JRYCO1d3n7uFvHg")
+	u, err := uuid.Parse("3s3o9J7JRYCO1d3n7uFvHg")
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := [16]byte(u)
 	if err := WritePartitionMetadata(path, id); err != nil {
 		t.Fatal(err)
 	}
@@ -147,30 +149,6 @@ func TestMetaProperties(t *testing.T) {
 		os.WriteFile(path, []byte(bad), 0o644)
 		if _, err := ReadMetaProperties(path); !errors.Is(err, ErrCorruptFile) {
 			t.Errorf("%q: %v", bad, err)
-		}
-	}
-}
-
-func TestUUID(t *testing.T) {
-	seen := map[string]bool{}
-	for i := 0; i < 50; i++ {
-		id := NewUUID()
-		s := FormatUUID(id)
-		if len(s) != 22 || strings.HasPrefix(s, "-") || seen[s] {
-			t.Fatalf("bad or repeated id %q", s)
-		}
-		seen[s] = true
-		if id[6]>>4 != 4 || id[8]>>6 != 2 {
-			t.Fatalf("%x is not a version 4 UUID", id)
-		}
-		back, err := ParseUUID(s)
-		if err != nil || back != id {
-			t.Fatalf("round trip %q: %v", s, err)
-		}
-	}
-	for _, bad := range []string{"", "abc", "!!!!!!!!!!!!!!!!!!!!!!", "AAAAAAAAAAAAAAAAAAAAAAA"} {
-		if _, err := ParseUUID(bad); err == nil {
-			t.Errorf("ParseUUID(%q) accepted", bad)
 		}
 	}
 }

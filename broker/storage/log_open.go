@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kafgo/internal/uuid"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -163,7 +164,7 @@ func (l *Log) loadTopicID(want [16]byte) error {
 		return err
 	}
 	if want != ([16]byte{}) && want != have {
-		return fmt.Errorf("storage: %s holds topic id %s, expected %s: %w", path, FormatUUID(have), FormatUUID(want), ErrInconsistentTopicID)
+		return fmt.Errorf("storage: %s holds topic id %s, expected %s: %w", path, uuid.UUID(have).String(), uuid.UUID(want).String(), ErrInconsistentTopicID)
 	}
 	l.topicID = have
 	return nil
@@ -361,5 +362,5 @@ func (l *Log) assignTopicID(id [16]byte) error {
 		l.topicID = id
 		return nil
 	}
-	return fmt.Errorf("storage: %s has topic id %s, not %s: %w", l.tp, FormatUUID(l.topicID), FormatUUID(id), ErrInconsistentTopicID)
+	return fmt.Errorf("storage: %s has topic id %s, not %s: %w", l.tp, uuid.UUID(l.topicID).String(), uuid.UUID(id).String(), ErrInconsistentTopicID)
 }

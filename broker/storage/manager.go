@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kafgo/internal/uuid"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -151,7 +152,11 @@ func (m *Manager) checkMetaProperties() error {
 		}
 	}
 	if clusterID == "" {
-		clusterID = FormatUUID(NewUUID())
+		id, err := uuid.New()
+		if err != nil {
+			return fmt.Errorf("storage: generating a cluster id: %w", err)
+		}
+		clusterID = id.String()
 		m.logger.Info("storage: generated cluster id", "cluster_id", clusterID)
 	}
 	m.clusterID = clusterID
@@ -365,7 +370,10 @@ func (m *Manager) DeleteLog(tp TopicPartition) error {
 	if err := l.Close(); err != nil {
 		m.logger.Warn("storage: close deleted log", "partition", tp.String(), "err", err)
 	}
-	id := NewUUID()
+	id, err := uuid.New()
+	if err != nil {
+		return fmt.Errorf("storage: naming %s for deletion: %w", l.Dir(), err)
+	}
 	root := filepath.Dir(l.Dir())
 	dst := filepath.Join(root, tp.String()+"."+hex.EncodeToString(id[:])+deleteDirMark)
 	if err := os.Rename(l.Dir(), dst); err != nil {

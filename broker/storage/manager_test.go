@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"kafgo/internal/uuid"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestManagerCreateShutdownReopen(t *testing.T) {
 			t.Fatalf("%s meta.properties: %+v, %v", d, mp, err)
 		}
 	}
-	topicID := NewUUID()
+	topicID := [16]byte(uuid.MustNew())
 	tps := []TopicPartition{{"orders", 0}, {"orders", 1}, {"orders", 2}, {"pay-ments", 0}}
 	for i, tp := range tps {
 		l, err := m.GetOrCreateLog(tp, cfg.DefaultLog, topicID)
@@ -62,7 +63,7 @@ func TestManagerCreateShutdownReopen(t *testing.T) {
 	if l, _ := m.Log(tps[0]); err != nil || again != l {
 		t.Errorf("GetOrCreateLog of an existing log: %v", err)
 	}
-	if _, err := m.GetOrCreateLog(tps[0], cfg.DefaultLog, NewUUID()); !errors.Is(err, ErrInconsistentTopicID) {
+	if _, err := m.GetOrCreateLog(tps[0], cfg.DefaultLog, [16]byte(uuid.MustNew())); !errors.Is(err, ErrInconsistentTopicID) {
 		t.Errorf("other topic id: %v", err)
 	}
 	if _, err := m.GetOrCreateLog(TopicPartition{"../evil", 0}, cfg.DefaultLog, topicID); err == nil {

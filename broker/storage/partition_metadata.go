@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"kafgo/internal/uuid"
 	"strings"
 )
 
@@ -46,10 +47,11 @@ func parsePartitionMetadata(path string, data []byte) ([16]byte, error) {
 	if err != nil {
 		return id, err
 	}
-	if id, err = ParseUUID(t); err != nil {
+	var u uuid.UUID
+	if u, err = uuid.Parse(t); err != nil {
 		return id, fmt.Errorf("storage: %s line 2: %w: %w", path, err, ErrCorruptFile)
 	}
-	return id, nil
+	return [16]byte(u), nil
 }
 
 // WritePartitionMetadata atomically writes partition.metadata for topicID.
@@ -58,5 +60,5 @@ func WritePartitionMetadata(path string, topicID [16]byte) error {
 }
 
 func formatPartitionMetadata(topicID [16]byte) []byte {
-	return []byte("version: 0\ntopic_id: " + FormatUUID(topicID))
+	return []byte("version: 0\ntopic_id: " + uuid.UUID(topicID).String())
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"kafgo/internal/topicname"
 	"strconv"
 	"strings"
 )
@@ -17,28 +18,12 @@ func (tp TopicPartition) String() string {
 	return tp.Topic + "-" + strconv.FormatInt(int64(tp.Partition), 10)
 }
 
-// maxTopicLength is Kafka's limit (Topic.MAX_NAME_LENGTH).
-const maxTopicLength = 249
-
-// ValidateTopicName applies Kafka's topic name rules: 1..249 characters of
-// [a-zA-Z0-9._-], and not "." or "..". Besides matching Kafka, this is what
-// keeps a topic name from escaping its log directory.
+// ValidateTopicName applies Kafka's topic name rules (internal/topicname).
+// Besides matching Kafka, this is what keeps a topic name from escaping its
+// log directory.
 func ValidateTopicName(topic string) error {
-	if topic == "" {
-		return fmt.Errorf("storage: topic name is empty")
-	}
-	if topic == "." || topic == ".." {
-		return fmt.Errorf("storage: topic name %q is not allowed", topic)
-	}
-	if len(topic) > maxTopicLength {
-		return fmt.Errorf("storage: topic name of %d characters exceeds %d", len(topic), maxTopicLength)
-	}
-	for i := 0; i < len(topic); i++ {
-		c := topic[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-		if !ok {
-			return fmt.Errorf("storage: topic name %q has illegal character %q at %d", topic, c, i)
-		}
+	if err := topicname.Validate(topic); err != nil {
+		return fmt.Errorf("storage: %w", err)
 	}
 	return nil
 }

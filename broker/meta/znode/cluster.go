@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/uuid"
+	"kafgo/internal/uuid"
 )
 
 // ClusterID is /cluster/id: {"version":"1","id":"<22-char uuid>"}. Note the

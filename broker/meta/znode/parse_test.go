@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kafgo/broker/meta/uuid"
+	"kafgo/internal/uuid"
 )
 
 // Znode data as Kafka brokers and tools wrote it (zkCli.sh "get" output

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/uuid"
+	"kafgo/internal/uuid"
 	"kafgo/broker/meta/znode"
 	"kafgo/internal/testcluster"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"kafgo/broker/meta/uuid"
+	"kafgo/internal/uuid"
 )
 
 // TopicAssignment is /brokers/topics/<topic>: the replicas of every

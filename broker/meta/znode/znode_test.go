@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"kafgo/broker/meta/uuid"
+	"kafgo/internal/uuid"
 )
 
 type marshaler interface{ Marshal() ([]byte, error) }
