@@ -142,6 +142,10 @@ func TestOldLeaderWithDivergentTailTruncates(t *testing.T) {
 	for _, f := range followers {
 		f.Pause()
 	}
+	// Fetches the followers had in flight are answered (empty) within
+	// replica.fetch.wait.max.ms; only then is the tail written, so no
+	// answer already on its way carries it to a follower.
+	time.Sleep(time.Second)
 	if code := produceCode(t, direct, produceRequest(topic, 0, tail)); code != 0 {
 		t.Fatalf("unreplicated produce: %v", kerr.ErrorForCode(code))
 	}
