@@ -11,9 +11,9 @@ import (
 
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
-	"kafgo/internal/uuid"
 	"kafgo/broker/meta/znode"
 	"kafgo/internal/topicname"
+	"kafgo/internal/uuid"
 )
 
 // Admin writes topic changes into the metadata store the way Kafka 2.x's

@@ -3,12 +3,13 @@ package storage
 import (
 	"errors"
 	"io/fs"
-	"kafgo/internal/uuid"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"kafgo/internal/uuid"
 )
 
 func TestOffsetCheckpointText(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"kafgo/internal/uuid"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"kafgo/broker/record"
+	"kafgo/internal/uuid"
 )
 
 // OpenLog opens (creating if needed) the partition log in dir, whose name

@@ -3,12 +3,13 @@ package storage
 import (
 	"context"
 	"errors"
-	"kafgo/internal/uuid"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"kafgo/internal/uuid"
 )
 
 func managerConfig(dirs ...string) ManagerConfig {

@@ -2,8 +2,9 @@ package storage
 
 import (
 	"fmt"
-	"kafgo/internal/uuid"
 	"strings"
+
+	"kafgo/internal/uuid"
 )
 
 // partition.metadata (KIP-516) holds the topic id of a partition directory:

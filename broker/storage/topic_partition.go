@@ -2,9 +2,10 @@ package storage
 
 import (
 	"fmt"
-	"kafgo/internal/topicname"
 	"strconv"
 	"strings"
+
+	"kafgo/internal/topicname"
 )
 
 // TopicPartition names one partition of a topic.

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"kafgo/broker/meta"
-	"kafgo/internal/uuid"
 	"kafgo/broker/meta/znode"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/uuid"
 )
 
 // backends are the two stores the store-backed tests run on. newStore
