@@ -119,7 +119,7 @@ func TestRoundTripKeysHeadersPartitions(t *testing.T) {
 			t.Fatalf("got %q, want %q", out, want)
 		}
 		// The other partitions stayed empty.
-		out, n := consume(t, addrs, ConsumerOptions{Topic: "three", FromBeginning: true, Timeout: 500 * time.Millisecond, Formatter: fc}, nil)
+		out, n := consume(t, addrs, ConsumerOptions{Topic: "three", FromBeginning: true, Timeout: clitest.RecordWait, Formatter: fc}, nil)
 		if n != 3 || strings.Count(out, "Partition:2\t") != 3 {
 			t.Fatalf("whole topic holds %q", out)
 		}
@@ -133,7 +133,7 @@ func TestRoundTripKeysHeadersPartitions(t *testing.T) {
 	})
 
 	t.Run("include regex", func(t *testing.T) {
-		out, n := consume(t, addrs, ConsumerOptions{Include: "th.*", FromBeginning: true, Timeout: 500 * time.Millisecond}, nil)
+		out, n := consume(t, addrs, ConsumerOptions{Include: "th.*", FromBeginning: true, Timeout: clitest.RecordWait}, nil)
 		if n != 3 || out != "a\nb\nc\n" {
 			t.Fatalf("include th.* read %d: %q", n, out)
 		}
@@ -159,10 +159,10 @@ func TestMaxMessagesAndTimeout(t *testing.T) {
 		want int
 	}{
 		{"max below available", ConsumerOptions{Topic: "t", FromBeginning: true, MaxMessages: 4}, 4},
-		{"max above available ends by timeout", ConsumerOptions{Topic: "t", FromBeginning: true, MaxMessages: 50, Timeout: 500 * time.Millisecond}, 10},
-		{"timeout only", ConsumerOptions{Topic: "t", FromBeginning: true, Timeout: 500 * time.Millisecond}, 10},
-		{"offset in partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, Offset: "7", Timeout: 500 * time.Millisecond}, 3},
-		{"earliest in partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, Offset: "earliest", Timeout: 500 * time.Millisecond}, 10},
+		{"max above available ends by timeout", ConsumerOptions{Topic: "t", FromBeginning: true, MaxMessages: 50, Timeout: clitest.RecordWait}, 10},
+		{"timeout only", ConsumerOptions{Topic: "t", FromBeginning: true, Timeout: clitest.RecordWait}, 10},
+		{"offset in partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, Offset: "7", Timeout: clitest.RecordWait}, 3},
+		{"earliest in partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, Offset: "earliest", Timeout: clitest.RecordWait}, 10},
 		{"latest in partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, Offset: "latest", Timeout: 300 * time.Millisecond}, 0},
 	}
 	for _, c := range cases {
@@ -194,8 +194,8 @@ func TestFromTimestamp(t *testing.T) {
 		o    ConsumerOptions
 		want string
 	}{
-		{"subscribe", ConsumerOptions{Topic: "t", FromTimestamp: 2500, FromTimestampSet: true, Timeout: 500 * time.Millisecond}, "2\n3\n"},
-		{"partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, FromTimestamp: 2000, FromTimestampSet: true, Timeout: 500 * time.Millisecond}, "1\n2\n3\n"},
+		{"subscribe", ConsumerOptions{Topic: "t", FromTimestamp: 2500, FromTimestampSet: true, Timeout: clitest.RecordWait}, "2\n3\n"},
+		{"partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true, FromTimestamp: 2000, FromTimestampSet: true, Timeout: clitest.RecordWait}, "1\n2\n3\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if out, _ := consume(t, addrs, c.o, nil); out != c.want {
@@ -308,7 +308,7 @@ func TestGroupCommitsPrintedRecords(t *testing.T) {
 	}
 	// A second run resumes after what was printed, and the group is left
 	// empty when the consumer exits.
-	out, n = consume(t, addrs, ConsumerOptions{Topic: "t", FromBeginning: true, Timeout: 500 * time.Millisecond}, group)
+	out, n = consume(t, addrs, ConsumerOptions{Topic: "t", FromBeginning: true, Timeout: clitest.RecordWait}, group)
 	if n != 2 || out != "d\ne\n" {
 		t.Fatalf("second run printed %q", out)
 	}

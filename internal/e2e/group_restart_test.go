@@ -261,9 +261,16 @@ func coordinatorFailover(t *testing.T, stop func(*testcluster.Broker)) {
 		}
 		return true
 	})
-	if err := cl.CommitUncommittedOffsets(ctx); err != nil {
-		t.Fatalf("commit to the new coordinator: %v", err)
-	}
+	// franz-go may still hold the dead broker in its metadata until its
+	// ZooKeeper session expires, and a FindCoordinator sent there fails
+	// the commit with a dial error; an application retries, and so do we,
+	// bounded.
+	testcluster.WaitFor(t, 60*time.Second, "a commit to the new coordinator", func() (bool, string) {
+		if err := cl.CommitUncommittedOffsets(ctx); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
 	ends := groupEndOffsets(t, adm, topic)
 	if got := groupCommitted(t, adm, groupID, topic); !maps.Equal(got, ends) {
 		t.Fatalf("committed %v, end offsets %v", got, ends)

@@ -91,3 +91,9 @@ func Eventually(t testing.TB, d time.Duration, cond func() (bool, error)) {
 		<-tick.C
 	}
 }
+
+// RecordWait is the idle timeout for test reads that expect records: the
+// first poll also pays for metadata and offset lookups, which on a loaded
+// machine under -race can take well over half a second. Reads that expect
+// nothing keep a short timeout, since they end by it either way.
+const RecordWait = 3 * time.Second
