@@ -29,6 +29,8 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrCreatePartitionsRequest(), 0, 3, s.handleCreatePartitions)
 	s.register(kmsg.NewPtrElectLeadersRequest(), 0, 2, s.handleElectLeaders)
 	s.register(kmsg.NewPtrIncrementalAlterConfigsRequest(), 0, 1, s.handleIncrementalAlterConfigs)
+	s.register(kmsg.NewPtrAlterPartitionAssignmentsRequest(), 0, 0, s.handleAlterPartitionAssignments)
+	s.register(kmsg.NewPtrListPartitionReassignmentsRequest(), 0, 0, s.handleListPartitionReassignments)
 	s.register(kmsg.NewPtrAlterPartitionRequest(), 1, 1, s.handleAlterPartition)
 	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
 	s.registerGroupAPIs()

@@ -12,6 +12,7 @@ import (
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
+	"kafgo/internal/placement"
 	"kafgo/internal/topicname"
 	"kafgo/internal/uuid"
 )
@@ -34,12 +35,12 @@ type TopicSpec struct {
 }
 
 // LiveBrokers reads the registered brokers with their racks.
-func (a *Admin) LiveBrokers(ctx context.Context) ([]BrokerRack, error) {
+func (a *Admin) LiveBrokers(ctx context.Context) ([]placement.BrokerRack, error) {
 	ids, _, err := a.Store.Children(ctx, znode.BrokerIDsPath)
 	if err != nil {
 		return nil, err
 	}
-	var out []BrokerRack
+	var out []placement.BrokerRack
 	for _, s := range ids {
 		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
@@ -53,9 +54,9 @@ func (a *Admin) LiveBrokers(ctx context.Context) ([]BrokerRack, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, BrokerRack{ID: int32(n), Rack: reg.Rack})
+		out = append(out, placement.BrokerRack{ID: int32(n), Rack: reg.Rack})
 	}
-	slices.SortFunc(out, func(x, y BrokerRack) int { return int(x.ID - y.ID) })
+	slices.SortFunc(out, func(x, y placement.BrokerRack) int { return int(x.ID - y.ID) })
 	return out, nil
 }
 
@@ -99,7 +100,7 @@ func (a *Admin) CreateTopic(ctx context.Context, spec TopicSpec, validateOnly bo
 		if int(spec.ReplicationFactor) > len(brokers) {
 			return nil, kafkaerr.New(kerr.InvalidReplicationFactor, "Replication factor: %d larger than available brokers: %d.", spec.ReplicationFactor, len(brokers))
 		}
-		assignment, err = AssignReplicas(brokers, int(spec.Partitions), int(spec.ReplicationFactor), 0, -1, -1)
+		assignment, err = placement.AssignReplicas(brokers, int(spec.Partitions), int(spec.ReplicationFactor), 0, -1, -1)
 		if err != nil {
 			return nil, kafkaerr.New(kerr.InvalidReplicaAssignment, "%v", err)
 		}
@@ -153,7 +154,7 @@ func collides(a, b string) bool {
 	return a != b && strings.ReplaceAll(a, ".", "_") == strings.ReplaceAll(b, ".", "_")
 }
 
-func validateAssignment(assignment map[int32][]int32, firstPartition int32, brokers []BrokerRack) error {
+func validateAssignment(assignment map[int32][]int32, firstPartition int32, brokers []placement.BrokerRack) error {
 	live := map[int32]bool{}
 	for _, b := range brokers {
 		live[b.ID] = true
@@ -229,7 +230,7 @@ func (a *Admin) AddPartitions(ctx context.Context, name string, total int32, new
 		if rf > len(brokers) {
 			return kafkaerr.New(kerr.InvalidReplicationFactor, "Replication factor: %d larger than available brokers: %d.", rf, len(brokers))
 		}
-		added, err = AssignReplicas(brokers, int(total-have), rf, int(have), -1, -1)
+		added, err = placement.AssignReplicas(brokers, int(total-have), rf, int(have), -1, -1)
 		if err != nil {
 			return kafkaerr.New(kerr.InvalidReplicaAssignment, "%v", err)
 		}

@@ -139,6 +139,8 @@ func (b *batch) leaderAndISRRequest(target *brokerInfo, parts map[tp]bool) *kmsg
 		s.ISR = slices.Clone(ps.isr)
 		s.ZKVersion = ps.zkVersion
 		s.Replicas = slices.Clone(st.replicas(p))
+		s.AddingReplicas = slices.Clone(t.adding[p.Partition])
+		s.RemovingReplicas = slices.Clone(t.removing[p.Partition])
 		s.IsNew = parts[p]
 		req.TopicStates[i].PartitionStates = append(req.TopicStates[i].PartitionStates, s)
 		if ps.leader >= 0 {

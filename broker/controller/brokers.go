@@ -103,6 +103,7 @@ func (c *Controller) onBrokerStartup(joined []int32) {
 	}
 	c.initializePartitions(b, uninit)
 	c.electOffline(b, offline, nil)
+	c.resumeReassignmentsOn(b, isNew)
 	b.send()
 	c.resumeDeletionsOn(isNew)
 }

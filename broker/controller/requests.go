@@ -79,6 +79,7 @@ func (c *Controller) alterPartition(b *batch, from int32, p tp, rp kmsg.AlterPar
 	}
 	c.log.Info("ISR changed", "partition", p.String(), "isr", next.isr, "partition_epoch", st.partState(p).zkVersion)
 	b.updateMetadata(p)
+	c.onReassignmentISRChange(b, p)
 	return errNone
 }
 

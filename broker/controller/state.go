@@ -49,6 +49,12 @@ type topicInfo struct {
 	id         [16]byte
 	assignment map[int32][]int32
 	states     map[int32]*partState
+	// adding and removing are the KIP-455 reassignment fields of the topic
+	// znode: while a partition moves, assignment is the union of the target
+	// and the original replicas, adding the target's new ones and removing
+	// the original's leaving ones (see reassign.go).
+	adding   map[int32][]int32
+	removing map[int32][]int32
 }
 
 func (t *topicInfo) partitionIDs() []int32 {

@@ -130,7 +130,8 @@ func (c *Controller) readTopic(name string) (*topicInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &topicInfo{name: name, id: a.TopicID, assignment: a.Partitions, states: map[int32]*partState{}}
+	t := &topicInfo{name: name, id: a.TopicID, assignment: a.Partitions, states: map[int32]*partState{},
+		adding: a.AddingReplicas, removing: a.RemovingReplicas}
 	for p := range a.Partitions {
 		data, stat, err := c.store.Get(ctx, znode.PartitionStatePath(name, p))
 		if errors.Is(err, meta.ErrNoNode) {

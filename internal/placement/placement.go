@@ -1,4 +1,10 @@
-package controller
+// Package placement is Kafka's replica placement
+// (AdminUtils.assignReplicasToBrokers), shared by the controller, which
+// places the replicas of new topics and partitions, and the
+// reassign-partitions tool, which proposes new assignments with --generate:
+// both must place replicas the same way, and the tool may not import broker
+// packages.
+package placement
 
 import (
 	"fmt"
@@ -21,13 +27,13 @@ type BrokerRack struct {
 // startIndex and shift are random when negative.
 func AssignReplicas(brokers []BrokerRack, nPartitions, rf int, startPartition, startIndex, shift int) (map[int32][]int32, error) {
 	if nPartitions <= 0 {
-		return nil, fmt.Errorf("controller: number of partitions must be larger than 0")
+		return nil, fmt.Errorf("placement: number of partitions must be larger than 0")
 	}
 	if rf <= 0 {
-		return nil, fmt.Errorf("controller: replication factor must be larger than 0")
+		return nil, fmt.Errorf("placement: replication factor must be larger than 0")
 	}
 	if rf > len(brokers) {
-		return nil, fmt.Errorf("controller: replication factor: %d larger than available brokers: %d", rf, len(brokers))
+		return nil, fmt.Errorf("placement: replication factor: %d larger than available brokers: %d", rf, len(brokers))
 	}
 	racks := 0
 	for _, b := range brokers {
@@ -36,7 +42,7 @@ func AssignReplicas(brokers []BrokerRack, nPartitions, rf int, startPartition, s
 		}
 	}
 	if racks != 0 && racks != len(brokers) {
-		return nil, fmt.Errorf("controller: not all brokers have rack information for replica rack aware assignment")
+		return nil, fmt.Errorf("placement: not all brokers have rack information for replica rack aware assignment")
 	}
 	n := len(brokers)
 	if startIndex < 0 {

@@ -1,0 +1,22 @@
+package api
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// handleListPartitionReassignments lists the moves in flight (KIP-455);
+// only the active controller knows them.
+func (s *Server) handleListPartitionReassignments(c *Call) Reply {
+	req := c.Req.(*kmsg.ListPartitionReassignmentsRequest)
+	if s.notController() {
+		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
+		resp.ErrorCode = kerr.NotController.Code
+		return now(resp)
+	}
+	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) {
+		return s.d.Controller.ListPartitionReassignments(ctx, req)
+	}, req)
+}
