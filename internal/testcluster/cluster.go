@@ -46,12 +46,13 @@ type Cluster struct {
 
 // Broker is one broker process, restartable with the same id, port and data.
 type Broker struct {
-	t       testing.TB
-	ID      int32
-	Port    int
-	Dir     string
-	args    []string
-	logPath string
+	t         testing.TB
+	ID        int32
+	Port      int
+	AdminPort int // admin.listener: HTTP /metrics and /v1
+	Dir       string
+	args      []string
+	logPath   string
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -116,6 +117,10 @@ func Start(t testing.TB, opt Options) *Cluster {
 		if err != nil {
 			t.Fatal(err)
 		}
+		adminPort, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
 		dir := filepath.Join(t.TempDir(), fmt.Sprintf("broker-%d", id))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -123,6 +128,7 @@ func Start(t testing.TB, opt Options) *Cluster {
 		settings := map[string]string{
 			"broker.id":                            strconv.Itoa(int(id)),
 			"listeners":                            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port),
+			"admin.listener":                       fmt.Sprintf("127.0.0.1:%d", adminPort),
 			"log.dirs":                             filepath.Join(dir, "data"),
 			"offsets.topic.replication.factor":     strconv.Itoa(min(opt.Brokers, 3)),
 			"group.initial.rebalance.delay.ms":     "0",
@@ -149,7 +155,7 @@ func Start(t testing.TB, opt Options) *Cluster {
 		for _, k := range keys {
 			args = append(args, "--override", k+"="+settings[k])
 		}
-		b := &Broker{t: t, ID: id, Port: port, Dir: dir, args: append([]string{bin}, args...), logPath: filepath.Join(dir, "broker.log")}
+		b := &Broker{t: t, ID: id, Port: port, AdminPort: adminPort, Dir: dir, args: append([]string{bin}, args...), logPath: filepath.Join(dir, "broker.log")}
 		c.brokers = append(c.brokers, b)
 		b.Start()
 	}
@@ -256,6 +262,9 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool
 
 // Addr is the broker's listener address.
 func (b *Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+
+// AdminAddr is the broker's admin.listener address.
+func (b *Broker) AdminAddr() string { return "127.0.0.1:" + strconv.Itoa(b.AdminPort) }
 
 // DataDir is the broker's log.dirs.
 func (b *Broker) DataDir() string { return filepath.Join(b.Dir, "data") }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+
+	"kafgo/internal/cliutil"
+	"kafgo/tui"
+)
+
+func init() { commandGroups = append(commandGroups, newTUICommand) }
+
+func newTUICommand() *cobra.Command {
+	var (
+		bootstrap, commandConfig, admin, view string
+		refresh, timeout                      time.Duration
+		once, noColor                         bool
+		width, height                         int
+		o                                     tui.Options
+	)
+	cmd := &cobra.Command{
+		Use:   "tui",
+		Short: "Live terminal view of a cluster: brokers, topics, partitions, consumer groups",
+		Long: `A live view of a running cluster: brokers and the controller, topics with
+their under-replicated partitions, the partitions of one topic (leader,
+replicas, ISR, offline replicas, high watermark, each replica's log end
+offset and its lag behind the leader), and consumer groups with their
+per-partition lag.
+
+Everything but the followers' log end offsets comes over the Kafka
+protocol. Those only the leader knows: --admin lists the brokers' admin
+endpoints (admin.listener) to ask; without it a follower's offset shows as
+"-". The controller epoch likewise needs the controller's endpoint.
+
+--once prints one frame of --view at --width x --height and exits, for
+scripts; it has no colour unless stdout is a terminal (and never with
+--no-color).
+
+Keys: tab/←/→ or 1-4 switch views, ↑/↓ select, enter opens a topic,
+[ and ] change topic, J/K scroll a group's offsets, r refreshes, ? shows
+all keys, q quits.
+
+Examples:
+  kafgo tui --bootstrap-server localhost:9092
+  kafgo tui --bootstrap-server localhost:9092 --admin localhost:9644,localhost:9645 --refresh 5s
+  kafgo tui --bootstrap-server localhost:9092 --once --view partitions --topic orders --width 120 --height 40`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if bootstrap == "" {
+				return errors.New(`Missing required argument "[bootstrap-server]"`)
+			}
+			v, err := tui.ParseView(view)
+			if err != nil {
+				return err
+			}
+			if refresh < 0 {
+				return fmt.Errorf("--refresh must not be negative, got %s", refresh)
+			}
+			if once && (width <= 0 || height <= 0) {
+				return fmt.Errorf("--width and --height must be positive, got %dx%d", width, height)
+			}
+			o.View, o.Refresh, o.Timeout, o.Target = v, refresh, timeout, bootstrap
+			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			src := tui.NewLive(cl, tuiList(admin))
+			out := cmd.OutOrStdout()
+			color := !noColor && tuiTerminal(out)
+			if color {
+				o.Renderer = lipgloss.NewRenderer(out)
+			}
+			if once {
+				frame, err := tui.RenderOnce(cmd.Context(), src, o, width, height)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(out, frame)
+				return err
+			}
+			if !tuiTerminal(out) || !isTerminal(os.Stdin) {
+				return errors.New("kafgo tui needs a terminal; use --once to print a single frame")
+			}
+			return tui.Run(cmd.Context(), src, o, os.Stdin, out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&bootstrap, "bootstrap-server", "", "REQUIRED: The server(s) to connect to.")
+	f.StringVar(&commandConfig, "command-config", "", "Property file containing configs to be passed to the Admin Client.")
+	f.StringVar(&admin, "admin", "", "Admin endpoints (admin.listener) of the brokers, host:port[,host:port...], for follower log end offsets and the controller epoch.")
+	f.DurationVar(&refresh, "refresh", 2*time.Second, "Interval between refreshes; 0 refreshes only on the r key.")
+	f.DurationVar(&timeout, "timeout", 10*time.Second, "Time limit for one refresh.")
+	f.BoolVar(&once, "once", false, "Print one frame and exit.")
+	f.StringVar(&view, "view", "brokers", "View to show first: brokers, topics, partitions or groups.")
+	f.StringVar(&o.Topic, "topic", "", "Topic the partitions view shows (default: the first).")
+	f.StringVar(&o.Group, "group", "", "Group the groups view selects (default: the first).")
+	f.IntVar(&width, "width", 100, "Frame width for --once.")
+	f.IntVar(&height, "height", 30, "Frame height for --once.")
+	f.BoolVar(&noColor, "no-color", false, "No colours or other styling.")
+	return cmd
+}
+
+// tuiTerminal reports whether w is a terminal (a pipe or buffer is not).
+func tuiTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
+}
+
+func tuiList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,19 @@
+// Package tui is kafgo's live cluster view (kafgo tui): brokers and the
+// controller, topics, the partitions of one topic with every replica's log
+// end offset, and consumer groups with their lag.
+//
+// The package is client side only. A Source produces a Snapshot of the
+// cluster; the live source asks the brokers over the Kafka protocol
+// (Metadata, ListOffsets as a consumer for the high watermark and with the
+// debug replica id -2 for the leader's log end offset, ListGroups,
+// DescribeGroups, OffsetFetch) and, when given, each broker's admin HTTP
+// endpoint (GET /v1/broker, GET /v1/partitions) for the leader's view of
+// every follower's log end offset and the controller epoch.
+//
+// The bubbletea Model renders a Snapshot and nothing else: View() depends
+// only on the snapshot, the selection state and the window size, so a frame
+// is reproducible in tests (golden files under testdata, -update rewrites
+// them) and in scripts (kafgo tui --once).
+//
+// Unknown numbers are -1 in a Snapshot and render as "-".
+package tui

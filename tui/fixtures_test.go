@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// fakeSource answers the snapshots (or errors) it is given, in order,
+// repeating the last one; it counts calls so tests can tell whether the
+// model asked.
+type fakeSource struct {
+	mu    sync.Mutex
+	steps []fakeStep
+	calls int
+}
+
+type fakeStep struct {
+	snap *Snapshot
+	err  error
+}
+
+func newFake(steps ...fakeStep) *fakeSource { return &fakeSource{steps: steps} }
+
+func (f *fakeSource) Snapshot(ctx context.Context) (*Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := min(f.calls, len(f.steps)-1)
+	f.calls++
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f.steps[i].snap, f.steps[i].err
+}
+
+func (f *fakeSource) Calls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+var fixedTime = time.Date(2024, 5, 17, 9, 30, 15, 0, time.UTC)
+
+// healthy is a three-broker cluster with everything in sync.
+func healthy() *Snapshot {
+	s := &Snapshot{
+		Taken:      fixedTime,
+		ClusterID:  "q1Sh-9_ISia_zwGINzRvyQ",
+		Controller: Controller{ID: 2, Epoch: 7},
+		Brokers: []Broker{
+			{ID: 1, Host: "kafka-1.example", Port: 9092, Rack: "eu-1a", Admin: "kafka-1.example:9644"},
+			{ID: 2, Host: "kafka-2.example", Port: 9092, Rack: "eu-1b", Admin: "kafka-2.example:9644"},
+			{ID: 3, Host: "kafka-3.example", Port: 9092, Rack: "eu-1c", Admin: "kafka-3.example:9644"},
+		},
+		Topics: []Topic{
+			{Name: "__consumer_offsets", Internal: true, Partitions: []Partition{
+				part(0, 1, []int32{1, 2, 3}, nil, 12, nil),
+				part(1, 2, []int32{2, 3, 1}, nil, 4, nil),
+			}},
+			{Name: "orders", Partitions: []Partition{
+				part(0, 1, []int32{1, 2, 3}, nil, 1200, nil),
+				part(1, 2, []int32{2, 3, 1}, nil, 1187, nil),
+				part(2, 3, []int32{3, 1, 2}, nil, 1213, nil),
+			}},
+			{Name: "payments", Partitions: []Partition{
+				part(0, 2, []int32{2, 3}, nil, 40, nil),
+				part(1, 3, []int32{3, 1}, nil, 38, nil),
+			}},
+		},
+		Groups: []Group{
+			{ID: "billing", State: "Stable", ProtocolType: "consumer", Protocol: "cooperative-sticky", Coordinator: 1,
+				Members: []Member{{ID: "m-1", ClientID: "billing-a", Host: "/10.0.0.5"}, {ID: "m-2", ClientID: "billing-b", Host: "/10.0.0.6"}},
+				Offsets: []GroupOffset{
+					{Topic: "orders", Partition: 0, Committed: 1200, End: 1200, ClientID: "billing-a", Host: "/10.0.0.5"},
+					{Topic: "orders", Partition: 1, Committed: 1187, End: 1187, ClientID: "billing-a", Host: "/10.0.0.5"},
+					{Topic: "orders", Partition: 2, Committed: 1213, End: 1213, ClientID: "billing-b", Host: "/10.0.0.6"},
+				}},
+		},
+	}
+	s.Normalize()
+	return s
+}
+
+// degraded has broker 3 down: orders-1 has lost its only in-sync
+// replica (offline leader), orders-0 and payments-1 are under-replicated,
+// and in orders-2 a follower lags; group billing lags, reports is
+// rebalancing, one group failed to describe, and an admin endpoint is
+// unreachable.
+func degraded() *Snapshot {
+	s := &Snapshot{
+		Taken:      fixedTime,
+		ClusterID:  "q1Sh-9_ISia_zwGINzRvyQ",
+		Controller: Controller{ID: 1, Epoch: 8},
+		Brokers: []Broker{
+			{ID: 1, Host: "kafka-1.example", Port: 9092, Rack: "eu-1a", Admin: "kafka-1.example:9644"},
+			{ID: 2, Host: "kafka-2.example", Port: 9092, Rack: "eu-1b"},
+			{ID: 3, Offline: true},
+		},
+		Topics: []Topic{
+			{Name: "orders", Partitions: []Partition{
+				part(0, 1, []int32{1, 2, 3}, []int32{1, 2}, 1250, map[int32]int64{1: 1250, 2: 1250}),
+				{ID: 1, Leader: -1, LeaderEpoch: 9, Replicas: []int32{3}, ISR: []int32{3}, Offline: []int32{3}, HW: -1, LEO: -1, LogStart: -1},
+				part(2, 1, []int32{1, 2}, nil, 1300, map[int32]int64{1: 1300, 2: 1234}),
+			}},
+			{Name: "payments", Partitions: []Partition{
+				part(0, 2, []int32{2, 1}, nil, 40, nil),
+				part(1, 1, []int32{3, 1}, []int32{1}, 38, map[int32]int64{1: 38}),
+			}},
+		},
+		Groups: []Group{
+			{ID: "billing", State: "Stable", ProtocolType: "consumer", Protocol: "range", Coordinator: 1,
+				Members: []Member{{ID: "m-1", ClientID: "billing-a", Host: "/10.0.0.5"}},
+				Offsets: []GroupOffset{
+					{Topic: "orders", Partition: 0, Committed: 1100, End: 1250, ClientID: "billing-a", Host: "/10.0.0.5"},
+					{Topic: "orders", Partition: 1, Committed: 900, End: -1, ClientID: "billing-a", Host: "/10.0.0.5"},
+					{Topic: "orders", Partition: 2, Committed: -1, End: 1234, ClientID: "billing-a", Host: "/10.0.0.5"},
+				}},
+			{ID: "reports", State: "PreparingRebalance", ProtocolType: "consumer", Protocol: "range", Coordinator: 2,
+				Offsets: []GroupOffset{{Topic: "payments", Partition: 0, Committed: 35, End: 40}}},
+			{ID: "stuck", Coordinator: -1, Err: "COORDINATOR_NOT_AVAILABLE"},
+		},
+		Warnings: []string{
+			"admin kafka-2.example:9644: dial tcp 10.0.0.2:9644: connect: connection refused",
+			"high watermark of orders-1: LEADER_NOT_AVAILABLE",
+		},
+	}
+	// The lagging follower is still in the ISR, so it holds the high
+	// watermark back.
+	s.Topics[0].Partitions[2].HW = 1234
+	s.Normalize()
+	return s
+}
+
+// many has more topics and partitions than a screen holds.
+func many() *Snapshot {
+	s := healthy()
+	for i := 0; i < 40; i++ {
+		s.Topics = append(s.Topics, Topic{Name: fmt.Sprintf("events-%02d", i), Partitions: []Partition{part(0, 1, []int32{1}, nil, int64(i), nil)}})
+	}
+	big := Topic{Name: "clicks"}
+	var offs []GroupOffset
+	for p := int32(0); p < 30; p++ {
+		big.Partitions = append(big.Partitions, part(p, p%3+1, []int32{p%3 + 1}, nil, int64(100+p), nil))
+		offs = append(offs, GroupOffset{Topic: "clicks", Partition: p, Committed: int64(90 + p), End: int64(100 + p)})
+	}
+	s.Topics = append(s.Topics, big)
+	s.Groups = append(s.Groups, Group{ID: "clickstream", State: "Empty", ProtocolType: "consumer", Coordinator: 3, Offsets: offs})
+	s.Normalize()
+	return s
+}
+
+// part is an online partition; isr nil means all replicas are in sync,
+// leos nil means every replica is at the leader's LEO.
+func part(id, leader int32, replicas, isr []int32, leo int64, leos map[int32]int64) Partition {
+	if isr == nil {
+		isr = replicas
+	}
+	if leos == nil {
+		leos = map[int32]int64{}
+		for _, r := range replicas {
+			leos[r] = leo
+		}
+	}
+	return Partition{ID: id, Leader: leader, LeaderEpoch: 4, Replicas: replicas, ISR: isr, HW: leo, LEO: leo, LogStart: 0, ReplicaLEOs: leos}
+}

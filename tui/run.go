@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Run shows the live view on a terminal until the user quits or ctx ends.
+func Run(ctx context.Context, src Source, o Options, in io.Reader, out io.Writer) error {
+	m := New(src, o)
+	m.ctx = ctx
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
+	if _, err := p.Run(); err != nil {
+		// An interrupt (the context ending) is how a signal stops the
+		// program; that is a normal exit, not a failure.
+		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}
+
+// RenderOnce takes one snapshot and renders the frame of o.View at
+// width×height, as the live view would show it: what --once prints.
+func RenderOnce(ctx context.Context, src Source, o Options, width, height int) (string, error) {
+	m := New(src, o)
+	m.ctx = ctx
+	msg := m.fetch()().(snapshotMsg)
+	if msg.err != nil {
+		return "", msg.err
+	}
+	var tm tea.Model = m
+	tm, _ = tm.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	tm, _ = tm.Update(msg)
+	return tm.View(), nil
+}

@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"sort"
+	"time"
+)
+
+// Snapshot is one observation of the cluster. Every slice is sorted (see
+// Normalize) so that rendering needs no ordering decisions of its own.
+type Snapshot struct {
+	Taken      time.Time
+	ClusterID  string
+	Controller Controller
+	Brokers    []Broker
+	Topics     []Topic
+	Groups     []Group
+	// Warnings are the parts of the observation that failed without
+	// making the rest useless (an unreachable admin endpoint, a group that
+	// could not be described).
+	Warnings []string
+}
+
+// Controller is the active controller as the cluster reports it.
+type Controller struct {
+	ID    int32 // -1 when there is none
+	Epoch int32 // -1 when unknown: only the controller's admin endpoint knows it
+}
+
+// Broker is one broker, live (in Metadata) or referenced by a replica
+// assignment while it is down.
+type Broker struct {
+	ID      int32
+	Host    string
+	Port    int32
+	Rack    string
+	Offline bool
+	// Admin is the admin endpoint that answered for this broker, "" if
+	// none did.
+	Admin string
+}
+
+// Topic is a topic and its partitions, sorted by partition id.
+type Topic struct {
+	Name       string
+	Internal   bool
+	Partitions []Partition
+	Err        string // Metadata's error for the topic, if any
+}
+
+// Partition is one partition's leadership and offsets.
+type Partition struct {
+	ID          int32
+	Leader      int32 // -1: offline
+	LeaderEpoch int32
+	Replicas    []int32
+	ISR         []int32
+	Offline     []int32
+	HW          int64 // high watermark, -1 unknown
+	LEO         int64 // the leader's log end offset, -1 unknown
+	LogStart    int64 // -1 unknown
+	// ReplicaLEOs holds what is known of each replica's log end offset;
+	// a replica missing from the map is unknown.
+	ReplicaLEOs map[int32]int64
+}
+
+// Group is a consumer group with its committed offsets.
+type Group struct {
+	ID           string
+	State        string
+	ProtocolType string
+	Protocol     string
+	Coordinator  int32
+	Members      []Member
+	Offsets      []GroupOffset // sorted by topic, partition
+	Err          string
+}
+
+// Member is one group member.
+type Member struct {
+	ID       string
+	ClientID string
+	Host     string
+}
+
+// GroupOffset is one partition a group has committed or been assigned.
+type GroupOffset struct {
+	Topic     string
+	Partition int32
+	Committed int64 // -1: nothing committed
+	End       int64 // the partition's high watermark, -1 unknown
+	ClientID  string
+	Host      string
+}
+
+// Lag is End − Committed, or false when either is unknown.
+func (o GroupOffset) Lag() (int64, bool) {
+	if o.Committed < 0 || o.End < 0 {
+		return 0, false
+	}
+	return o.End - o.Committed, true
+}
+
+// Lag sums the known per-partition lags; known is false when none is.
+func (g Group) Lag() (total int64, known bool) {
+	for _, o := range g.Offsets {
+		if l, ok := o.Lag(); ok {
+			total += l
+			known = true
+		}
+	}
+	return total, known
+}
+
+// UnderReplicated is Kafka's definition: fewer in-sync replicas than
+// assigned ones.
+func (p Partition) UnderReplicated() bool { return len(p.ISR) < len(p.Replicas) }
+
+// HasLeader reports whether the partition is online.
+func (p Partition) HasLeader() bool { return p.Leader >= 0 }
+
+// ReplicaLEO is a replica's log end offset, if known. The leader's own is
+// the partition's LEO when the per-replica map lacks it.
+func (p Partition) ReplicaLEO(id int32) (int64, bool) {
+	if leo, ok := p.ReplicaLEOs[id]; ok && leo >= 0 {
+		return leo, true
+	}
+	if id == p.Leader && p.LEO >= 0 {
+		return p.LEO, true
+	}
+	return 0, false
+}
+
+// ReplicaLag is the leader's LEO minus the replica's, if both are known.
+func (p Partition) ReplicaLag(id int32) (int64, bool) {
+	lead, ok := p.ReplicaLEO(p.Leader)
+	if !ok || p.Leader < 0 {
+		return 0, false
+	}
+	leo, ok := p.ReplicaLEO(id)
+	if !ok {
+		return 0, false
+	}
+	return lead - leo, true
+}
+
+// MaxLag is the largest known replica lag of the partition.
+func (p Partition) MaxLag() (int64, bool) {
+	var max int64
+	known := false
+	for _, r := range p.Replicas {
+		if l, ok := p.ReplicaLag(r); ok {
+			if !known || l > max {
+				max = l
+			}
+			known = true
+		}
+	}
+	return max, known
+}
+
+// IsOffline reports whether replica id is listed as offline.
+func (p Partition) IsOffline(id int32) bool { return contains(p.Offline, id) }
+
+// InISR reports whether replica id is in sync.
+func (p Partition) InISR(id int32) bool { return contains(p.ISR, id) }
+
+// RF is the topic's replication factor: the largest replica set, since
+// partitions differ while a reassignment runs.
+func (t Topic) RF() int {
+	rf := 0
+	for _, p := range t.Partitions {
+		rf = max(rf, len(p.Replicas))
+	}
+	return rf
+}
+
+// UnderReplicated counts the topic's under-replicated partitions.
+func (t Topic) UnderReplicated() int {
+	n := 0
+	for _, p := range t.Partitions {
+		if p.UnderReplicated() {
+			n++
+		}
+	}
+	return n
+}
+
+// OfflinePartitions counts the partitions without a leader.
+func (t Topic) OfflinePartitions() int {
+	n := 0
+	for _, p := range t.Partitions {
+		if !p.HasLeader() {
+			n++
+		}
+	}
+	return n
+}
+
+// MaxLag is the largest known replica lag over the topic.
+func (t Topic) MaxLag() (int64, bool) {
+	var max int64
+	known := false
+	for _, p := range t.Partitions {
+		if l, ok := p.MaxLag(); ok {
+			if !known || l > max {
+				max = l
+			}
+			known = true
+		}
+	}
+	return max, known
+}
+
+// Topic finds a topic by name.
+func (s *Snapshot) Topic(name string) (Topic, bool) {
+	for _, t := range s.Topics {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
+// Group finds a group by id.
+func (s *Snapshot) Group(id string) (Group, bool) {
+	for _, g := range s.Groups {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Group{}, false
+}
+
+// Normalize sorts everything a view lists: brokers by id, topics by name
+// with internal topics last (operators look for their own topics first),
+// partitions by id, replica-set members kept in assignment order (the
+// first is the preferred leader), groups by id, offsets by topic and
+// partition, warnings as given.
+func (s *Snapshot) Normalize() {
+	sort.Slice(s.Brokers, func(i, j int) bool { return s.Brokers[i].ID < s.Brokers[j].ID })
+	sort.Slice(s.Topics, func(i, j int) bool {
+		a, b := s.Topics[i], s.Topics[j]
+		if a.Internal != b.Internal {
+			return !a.Internal
+		}
+		return a.Name < b.Name
+	})
+	for _, t := range s.Topics {
+		sort.Slice(t.Partitions, func(i, j int) bool { return t.Partitions[i].ID < t.Partitions[j].ID })
+	}
+	sort.Slice(s.Groups, func(i, j int) bool { return s.Groups[i].ID < s.Groups[j].ID })
+	for _, g := range s.Groups {
+		sort.Slice(g.Offsets, func(i, j int) bool {
+			a, b := g.Offsets[i], g.Offsets[j]
+			if a.Topic != b.Topic {
+				return a.Topic < b.Topic
+			}
+			return a.Partition < b.Partition
+		})
+		sort.Slice(g.Members, func(i, j int) bool { return g.Members[i].ID < g.Members[j].ID })
+	}
+}
+
+// Summary counts for the brokers view.
+type clusterSummary struct {
+	partitions, underReplicated, offline int
+	maxLag                               int64
+	maxLagKnown                          bool
+	leaders, replicas                    map[int32]int
+}
+
+func (s *Snapshot) summary() clusterSummary {
+	c := clusterSummary{leaders: map[int32]int{}, replicas: map[int32]int{}}
+	for _, t := range s.Topics {
+		for _, p := range t.Partitions {
+			c.partitions++
+			if p.UnderReplicated() {
+				c.underReplicated++
+			}
+			if !p.HasLeader() {
+				c.offline++
+			} else {
+				c.leaders[p.Leader]++
+			}
+			for _, r := range p.Replicas {
+				c.replicas[r]++
+			}
+			if l, ok := p.MaxLag(); ok && (!c.maxLagKnown || l > c.maxLag) {
+				c.maxLag, c.maxLagKnown = l, true
+			}
+		}
+	}
+	return c
+}
+
+func contains(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Source produces snapshots of a cluster. The model calls Snapshot from a
+// bubbletea command goroutine, one call at a time.
+type Source interface {
+	// Snapshot observes the cluster. An error means there is nothing to
+	// show (no Metadata answer); partial failures are Snapshot.Warnings.
+	Snapshot(ctx context.Context) (*Snapshot, error)
+}
+
+// Live observes a running cluster over the Kafka protocol and, for the
+// brokers listed in admin, their admin HTTP endpoints.
+type Live struct {
+	cl    *kgo.Client
+	adm   *kadm.Client
+	admin []string
+	http  *http.Client
+	now   func() time.Time
+}
+
+// NewLive builds a live source on cl (which the caller closes). admin lists
+// admin endpoints as host:port or URLs; it may be empty.
+func NewLive(cl *kgo.Client, admin []string) *Live {
+	return &Live{cl: cl, adm: kadm.NewClient(cl), admin: admin, http: &http.Client{}, now: time.Now}
+}
+
+// Snapshot asks Metadata first, because every other question (which
+// leader to ask for offsets, which partitions a replica map belongs to)
+// depends on it; the rest runs in parallel and only adds warnings when it
+// fails.
+func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
+	s, err := l.metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		wg         sync.WaitGroup
+		hw, leo    offsetsResult
+		groups     groupsResult
+		adminViews []adminReport
+	)
+	wg.Add(4)
+	go func() { defer wg.Done(); hw = l.listOffsets(ctx, s, consumerReplicaID) }()
+	go func() { defer wg.Done(); leo = l.listOffsets(ctx, s, debugReplicaID) }()
+	go func() { defer wg.Done(); groups = l.groups(ctx) }()
+	go func() { defer wg.Done(); adminViews = l.adminReports(ctx) }()
+	wg.Wait()
+
+	for ti := range s.Topics {
+		t := &s.Topics[ti]
+		for pi := range t.Partitions {
+			p := &t.Partitions[pi]
+			key := tp{t.Name, p.ID}
+			if off, ok := hw.offsets[key]; ok {
+				p.HW = off
+			}
+			if off, ok := leo.offsets[key]; ok {
+				p.LEO = off
+			}
+		}
+	}
+	s.Warnings = append(s.Warnings, hw.warnings("high watermark")...)
+	s.Warnings = append(s.Warnings, leo.warnings("log end offset")...)
+	mergeAdmin(s, adminViews)
+	mergeGroups(s, groups)
+	s.Normalize()
+	return s, nil
+}
+
+// tp names a partition.
+type tp struct {
+	topic     string
+	partition int32
+}
+
+func (k tp) String() string { return fmt.Sprintf("%s-%d", k.topic, k.partition) }

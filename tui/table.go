@@ -1,0 +1,222 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// cell is one table cell: plain text, optionally styled. Widths are
+// computed on the plain text and the style is applied after padding is
+// decided, so escape sequences never disturb the layout.
+type cell struct {
+	text  string
+	style *lipgloss.Style
+}
+
+func txt(s string) cell { return cell{text: s} }
+
+func styled(s string, st lipgloss.Style) cell { return cell{text: s, style: &st} }
+
+// num renders a count or offset; negative means unknown.
+func num(n int64) cell {
+	if n < 0 {
+		return txt("-")
+	}
+	return txt(strconv.FormatInt(n, 10))
+}
+
+// optNum renders a value that may be unknown.
+func optNum(n int64, ok bool) cell {
+	if !ok {
+		return txt("-")
+	}
+	return txt(strconv.FormatInt(n, 10))
+}
+
+// ids renders a replica list the way kafka-topics does: 1,2,3.
+func ids(v []int32) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	s := make([]string, len(v))
+	for i, id := range v {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ",")
+}
+
+// column describes a table column.
+type column struct {
+	title string
+	right bool // numbers align right
+	flex  bool // shrinks first when the table is too wide (names, hosts)
+}
+
+// table renders rows[from:to] under a header, with a two-column gutter
+// marking the selected row ("> "), so selection is visible without
+// colour too.
+type table struct {
+	cols     []column
+	rows     [][]cell
+	sel      int // -1: no selection
+	from, to int
+}
+
+const (
+	gutter    = 2
+	gap       = 2
+	minFlexed = 4
+)
+
+// widths fits the natural widths (widest cell of each column, header
+// included) into width by narrowing flex columns, widest first, down to
+// minFlexed. What still does not fit is cut at the right edge.
+func (t table) widths(width int) []int {
+	w := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		w[i] = ansi.StringWidth(c.title)
+	}
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i < len(w) {
+				w[i] = max(w[i], ansi.StringWidth(c.text))
+			}
+		}
+	}
+	total := gutter + gap*(len(w)-1)
+	for _, x := range w {
+		total += x
+	}
+	for total > width {
+		widest := -1
+		for i, c := range t.cols {
+			if c.flex && w[i] > minFlexed && (widest < 0 || w[i] > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		w[widest]--
+		total--
+	}
+	return w
+}
+
+func (t table) render(st styles, width int) []string {
+	w := t.widths(width)
+	head := make([]cell, len(t.cols))
+	for i, c := range t.cols {
+		head[i] = styled(c.title, st.header)
+	}
+	out := []string{t.line(head, w, false, st, width)}
+	for i := t.from; i < t.to && i < len(t.rows); i++ {
+		out = append(out, t.line(t.rows[i], w, i == t.sel, st, width))
+	}
+	return out
+}
+
+func (t table) line(cells []cell, w []int, selected bool, st styles, width int) string {
+	var b strings.Builder
+	if selected {
+		b.WriteString("> ")
+	} else {
+		b.WriteString("  ")
+	}
+	for i := range t.cols {
+		var c cell
+		if i < len(cells) {
+			c = cells[i]
+		}
+		text := c.text
+		if ansi.StringWidth(text) > w[i] {
+			text = ansi.Truncate(text, w[i], "…")
+		}
+		pad := strings.Repeat(" ", w[i]-ansi.StringWidth(text))
+		if c.style != nil && !selected {
+			text = c.style.Render(text)
+		}
+		if t.cols[i].right {
+			b.WriteString(pad + text)
+		} else {
+			b.WriteString(text + pad)
+		}
+		if i < len(t.cols)-1 {
+			b.WriteString(strings.Repeat(" ", gap))
+		}
+	}
+	line := fit(b.String(), width)
+	if selected && !st.plain {
+		// The bar spans the whole width, like a list cursor.
+		return st.selected.Render(line + strings.Repeat(" ", max(0, width-ansi.StringWidth(line))))
+	}
+	return line
+}
+
+// fit cuts s to width display columns and drops trailing blanks, so that
+// frames compare equal however a terminal would pad them.
+func fit(s string, width int) string {
+	if ansi.StringWidth(s) > width {
+		s = ansi.Truncate(s, width, "")
+	}
+	return strings.TrimRight(s, " ")
+}
+
+// cursor is a selection in a list that changes under it. It follows the
+// selected item's key across refreshes, so a topic created above the
+// selected one does not move the selection; when the item disappears the
+// selection stays at the same position.
+type cursor struct {
+	key string
+	idx int
+	top int // first visible row
+}
+
+func (c *cursor) sync(keys []string) {
+	if len(keys) == 0 {
+		c.idx, c.top = 0, 0
+		return
+	}
+	for i, k := range keys {
+		if k == c.key {
+			c.idx = i
+			return
+		}
+	}
+	c.idx = min(max(c.idx, 0), len(keys)-1)
+	c.key = keys[c.idx]
+}
+
+func (c *cursor) set(keys []string, idx int) {
+	if len(keys) == 0 {
+		return
+	}
+	c.idx = min(max(idx, 0), len(keys)-1)
+	c.key = keys[c.idx]
+}
+
+func (c *cursor) move(keys []string, delta int) { c.set(keys, c.idx+delta) }
+
+// scroll moves the window of h rows over n the least needed to show the
+// selection.
+func (c *cursor) scroll(n, h int) {
+	h = max(h, 1)
+	if c.idx < c.top {
+		c.top = c.idx
+	}
+	if c.idx >= c.top+h {
+		c.top = c.idx - h + 1
+	}
+	c.top = min(max(c.top, 0), max(0, n-h))
+}
+
+// window is the visible range for n rows in h lines, as scroll would
+// leave it; rendering uses it so a frame never depends on whether scroll
+// ran first.
+func (c cursor) window(n, h int) (from, to int) {
+	c.scroll(n, h)
+	return c.top, min(n, c.top+max(h, 1))
+}
