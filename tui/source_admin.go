@@ -11,42 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"kafgo/internal/adminapi"
 )
-
-// The admin endpoint's JSON, as broker/admin serves it. The types are
-// restated here rather than imported: tui is a client and must build and
-// run without the broker's packages.
-
-// adminBroker is GET /v1/broker.
-type adminBroker struct {
-	BrokerID        int32  `json:"broker_id"`
-	ClusterID       string `json:"cluster_id"`
-	ControllerID    int32  `json:"controller_id"`
-	IsController    bool   `json:"is_controller"`
-	ControllerEpoch int32  `json:"controller_epoch"`
-}
-
-// adminPartition is one element of GET /v1/partitions: a replica hosted by
-// the answering broker. Only a leader fills ReplicaLEOs.
-type adminPartition struct {
-	Topic          string           `json:"topic"`
-	Partition      int32            `json:"partition"`
-	Leader         int32            `json:"leader"`
-	LeaderEpoch    int32            `json:"leader_epoch"`
-	Replicas       []int32          `json:"replicas"`
-	ISR            []int32          `json:"isr"`
-	IsLeader       bool             `json:"is_leader"`
-	HighWatermark  int64            `json:"high_watermark"`
-	LogStartOffset int64            `json:"log_start_offset"`
-	LogEndOffset   int64            `json:"log_end_offset"`
-	ReplicaLEOs    map[string]int64 `json:"replica_log_end_offsets"`
-}
 
 // adminReport is what one endpoint answered.
 type adminReport struct {
 	addr       string
-	broker     adminBroker
-	partitions []adminPartition
+	broker     adminapi.Broker
+	partitions []adminapi.Partition
 	err        error
 }
 
@@ -68,8 +41,8 @@ func (l *Live) adminReports(ctx context.Context) []adminReport {
 				base = "http://" + base
 			}
 			base = strings.TrimRight(base, "/")
-			if r.err = l.getJSON(ctx, base+"/v1/broker", &r.broker); r.err == nil {
-				r.err = l.getJSON(ctx, base+"/v1/partitions", &r.partitions)
+			if r.err = l.getJSON(ctx, base+adminapi.BrokerPath, &r.broker); r.err == nil {
+				r.err = l.getJSON(ctx, base+adminapi.PartitionsPath, &r.partitions)
 			}
 			out[i] = r
 		}()
@@ -174,7 +147,7 @@ func mergeAdmin(s *Snapshot, reports []adminReport) {
 	}
 }
 
-func mergeLeaderView(p *Partition, ap adminPartition) {
+func mergeLeaderView(p *Partition, ap adminapi.Partition) {
 	for k, leo := range ap.ReplicaLEOs {
 		id, err := strconv.ParseInt(k, 10, 32)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"kafgo/broker/replica"
 	"kafgo/broker/wire"
+	"kafgo/internal/adminapi"
 )
 
 // Source is what the endpoint reads; the broker provides it.
@@ -45,8 +46,8 @@ func Start(addr string, src Source, log *slog.Logger) (*Server, error) {
 	mux := http.NewServeMux()
 	s := &Server{src: src, log: log}
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/v1/broker", s.broker)
-	mux.HandleFunc("/v1/partitions", s.partitions)
+	mux.HandleFunc(adminapi.BrokerPath, s.broker)
+	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("admin: listen %s: %w", addr, err)
@@ -68,41 +69,18 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Shutdown stops the endpoint.
 func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
 
-type brokerView struct {
-	BrokerID        int32  `json:"broker_id"`
-	ClusterID       string `json:"cluster_id"`
-	ControllerID    int32  `json:"controller_id"`
-	IsController    bool   `json:"is_controller"`
-	ControllerEpoch int32  `json:"controller_epoch"`
-}
-
-// PartitionView is one partition replica on this broker.
-type PartitionView struct {
-	Topic          string           `json:"topic"`
-	Partition      int32            `json:"partition"`
-	Leader         int32            `json:"leader"`
-	LeaderEpoch    int32            `json:"leader_epoch"`
-	Replicas       []int32          `json:"replicas"`
-	ISR            []int32          `json:"isr"`
-	IsLeader       bool             `json:"is_leader"`
-	HighWatermark  int64            `json:"high_watermark"`
-	LogStartOffset int64            `json:"log_start_offset"`
-	LogEndOffset   int64            `json:"log_end_offset"`
-	ReplicaLEOs    map[string]int64 `json:"replica_log_end_offsets,omitempty"`
-}
-
 func (s *Server) broker(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, brokerView{
+	writeJSON(w, adminapi.Broker{
 		BrokerID: s.src.BrokerID, ClusterID: s.src.ClusterID, ControllerID: s.src.ControllerID(),
 		IsController: s.src.IsController(), ControllerEpoch: s.src.ControllerEpoch(),
 	})
 }
 
 func (s *Server) partitions(w http.ResponseWriter, _ *http.Request) {
-	out := []PartitionView{}
+	out := []adminapi.Partition{}
 	for _, p := range s.src.Replicas.Partitions() {
 		st := p.State()
-		v := PartitionView{
+		v := adminapi.Partition{
 			Topic: st.TopicPartition.Topic, Partition: st.TopicPartition.Partition, Leader: st.Leader,
 			LeaderEpoch: st.LeaderEpoch, Replicas: st.Replicas, ISR: st.ISR, IsLeader: st.IsLeader,
 			HighWatermark: st.HighWatermark, LogStartOffset: st.LogStartOffset, LogEndOffset: st.LogEndOffset,
