@@ -331,11 +331,15 @@ func TestStatsCount(t *testing.T) {
 		writeAll(t, nc, req)
 		readFrameRaw(t, nc)
 	}
+	// The writer counts a response's bytes after they are on the socket,
+	// so the client can read the last one before it is counted.
+	wantOut := uint64(3 * (4 + 4 + 3))
+	waitFor(t, "the last response counted", func() bool { return s.Stats().BytesOut >= wantOut })
 	st := s.Stats()
 	if st.Accepted != 1 || st.OpenConns != 1 || st.Requests != 3 {
 		t.Fatalf("stats %+v", st)
 	}
-	if st.BytesIn != uint64(3*len(req)) || st.BytesOut != 3*(4+4+3) {
+	if st.BytesIn != uint64(3*len(req)) || st.BytesOut != wantOut {
 		t.Fatalf("bytes in %d out %d", st.BytesIn, st.BytesOut)
 	}
 	_ = nc.Close()
