@@ -8,7 +8,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 TESTFLAGS ?= -race -p 2 -timeout 30m
 FUZZTIME  ?= 5s
 
-.PHONY: build run test unit fuzz bench lint clean
+.PHONY: build run test unit fuzz bench lint clean e2e-deps
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kafgo
@@ -16,7 +16,12 @@ build:
 run: build
 	./$(BIN) broker serve --config config/dev.yaml
 
-test: build lint unit fuzz
+test: build lint e2e-deps unit fuzz
+
+# The kafkajs end-to-end test needs the pinned kafkajs (package-lock.json).
+KAFKAJS := internal/e2e/testdata/kafkajs
+e2e-deps:
+	@test -d $(KAFKAJS)/node_modules/kafkajs || npm ci --prefix $(KAFKAJS) --no-audit --no-fund
 
 # End-to-end tests run broker processes built with -race, so a data race in
 # the broker fails the test that provoked it (testcluster scans the logs).
@@ -37,4 +42,4 @@ lint:
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin data
+	rm -rf bin data $(KAFKAJS)/node_modules
