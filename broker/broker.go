@@ -22,6 +22,7 @@ import (
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/metacache"
+	"kafgo/broker/quota"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 	"kafgo/broker/wire"
@@ -94,7 +95,7 @@ func (b *Broker) Start(ctx context.Context) error {
 
 	b.admin = &controller.Admin{Store: store}
 	b.topics = &topicConfigs{admin: b.admin, store: store, broker: b.Config, log: b.log, overrides: map[string]map[string]string{}, lastSeq: -1}
-	defLog := partitionConfig(b.topicDefaults()).Log
+	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
 	b.logs, err = storage.OpenManager(storage.ManagerConfig{
 		LogDirs:                 cfg.LogDirs,
 		BrokerID:                cfg.BrokerID,
@@ -133,7 +134,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		BrokerID:             cfg.BrokerID,
 		Logs:                 b.logs,
 		Cache:                b.cache,
-		ConfigFor:            func(t string) replica.PartitionConfig { return partitionConfig(b.topics.Effective(t)) },
+		ConfigFor:            func(t string) replica.PartitionConfig { return partitionConfig(b.topics.Effective(t), cfg.BrokerID) },
 		Controller:           b.cc,
 		InterBrokerListener:  listener,
 		ReplicaLagTimeMax:    time.Duration(cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
@@ -145,6 +146,8 @@ func (b *Broker) Start(ctx context.Context) error {
 		NumFetchers:          int(cfg.NumReplicaFetchers),
 		HWCheckpointInterval: time.Duration(cfg.ReplicaHighWatermarkCheckpointIntervalMs) * time.Millisecond,
 		RequestTimeout:       time.Duration(cfg.RequestTimeoutMs) * time.Millisecond,
+		LeaderQuota:          newReplicationQuota(cfg, cfg.LeaderReplicationThrottledRate),
+		FollowerQuota:        newReplicationQuota(cfg, cfg.FollowerReplicationThrottledRate),
 		Logger:               b.log,
 		// Set before any LeaderAndIsr can arrive (the listeners start below).
 		OnLeadershipChange: func(tp storage.TopicPartition, leader bool, epoch int32) {
@@ -462,8 +465,36 @@ func (b *Broker) reloadBrokerConfig(entity string) {
 	if len(def)+len(own) > 0 {
 		b.log.Info("dynamic broker config applied", "entity", entity, "default", len(def), "own", len(own))
 	}
+	b.applyReplicationThrottle(next)
 	// Topic defaults may have changed with it.
 	for _, p := range b.replicas.Partitions() {
 		b.replicas.UpdateTopicConfig(p.TopicPartition().Topic)
+	}
+}
+
+// newReplicationQuota builds one side's replication quota (KIP-73) with the
+// static window shape and the rate the broker starts with.
+func newReplicationQuota(cfg *config.Broker, rate int64) *quota.Quota {
+	return quota.New(quota.Config{
+		Samples: int(cfg.ReplicationQuotaWindowNum),
+		Window:  time.Duration(cfg.ReplicationQuotaWindowSizeSeconds) * time.Second,
+		Limit:   rate,
+	})
+}
+
+// applyReplicationThrottle moves the quotas to the configured rates, so a
+// change of leader/follower.replication.throttled.rate takes effect on the
+// next fetch, without a restart.
+func (b *Broker) applyReplicationThrottle(cfg *config.Broker) {
+	leader, follower := b.replicas.Quotas()
+	for _, side := range []struct {
+		name  string
+		quota *quota.Quota
+		rate  int64
+	}{{"leader", leader, cfg.LeaderReplicationThrottledRate}, {"follower", follower, cfg.FollowerReplicationThrottledRate}} {
+		if side.quota.Limit() != side.rate {
+			side.quota.SetLimit(side.rate)
+			b.log.Info("replication throttle changed", "side", side.name, "bytes_per_second", side.rate)
+		}
 	}
 }

@@ -94,6 +94,19 @@ func execute(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io
 	for _, m := range moves {
 		targets[m.TopicPartition] = m.Replicas
 	}
+	if o.Throttle >= 0 {
+		// Before the moves start, so no replica copies unthrottled. With
+		// --additional this is also how a running move's rate is changed.
+		if _, err := fmt.Fprintln(out, mustVerifyWarning); err != nil {
+			return err
+		}
+		if err := c.setThrottles(ctx, proposedMoves(current, targets, assigned), o.Throttle); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(out, throttleSetMessage, o.Throttle); err != nil {
+			return err
+		}
+	}
 	failed, err := c.alter(ctx, targets)
 	if err != nil {
 		return err

@@ -90,8 +90,8 @@ type Options struct {
 	DisableRackAware     bool
 	Additional           bool
 	PreserveThrottles    bool
-	Throttle             int64 // bytes/s, -1 = none
-	LogDirsThrottle      int64 // bytes/s, -1 = none
+	Throttle             int64 // bytes/s between brokers; negative (-1) = none, as in Kafka
+	LogDirsThrottle      int64 // bytes/s, -1 = none (log directory moves are not implemented)
 	TimeoutMs            int64
 }
 
@@ -130,9 +130,6 @@ func CheckFlags(a Action, set []string) error {
 func (o Options) Validate() error {
 	if o.Action < ActionGenerate || o.Action > ActionList {
 		return errOneAction
-	}
-	if o.Throttle != noThrottle {
-		return fmt.Errorf("--%s %d: kafgo does not implement replication throttling; leave it at -1 (no throttle)", FlagThrottle, o.Throttle)
 	}
 	if o.LogDirsThrottle != noThrottle {
 		return fmt.Errorf("--%s %d: kafgo does not implement moves between log directories; leave it at -1 (no throttle)", FlagLogDirsThrottle, o.LogDirsThrottle)

@@ -151,14 +151,15 @@ func TestCheckFlags(t *testing.T) {
 	}
 }
 
-func TestValidateRefusesThrottles(t *testing.T) {
+func TestValidateThrottles(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		set  func(*Options)
 		ok   bool
 	}{
 		{"defaults", func(*Options) {}, true},
-		{"throttle", func(o *Options) { o.Throttle = 1000000 }, false},
+		{"throttle", func(o *Options) { o.Throttle = 1000000 }, true},
+		{"throttle of zero", func(o *Options) { o.Throttle = 0 }, true},
 		{"log dir throttle", func(o *Options) { o.LogDirsThrottle = 0 }, false},
 		{"negative timeout", func(o *Options) { o.TimeoutMs = -5 }, false},
 	} {

@@ -3,8 +3,10 @@ package reassign
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,12 +32,18 @@ type fakeCluster struct {
 	inFlight map[TopicPartition]InFlight
 	alters   []map[TopicPartition][]int32 // every AlterPartitionAssignments received
 	refuse   map[TopicPartition]string    // partitions to fail with INVALID_REPLICA_ASSIGNMENT
+	// configs holds every IncrementalAlterConfigs resource received, one
+	// "TYPE name: OP key=value, ..." line each; events the order of the
+	// requests ("configs TOPIC", "configs BROKER", "reassign").
+	configs       []string
+	events        []string
+	refuseConfigs map[string]string // resource names to fail with INVALID_CONFIG
 }
 
 func newFakeCluster(t *testing.T) *fakeCluster {
 	t.Helper()
 	kf, addrs := clitest.Cluster(t, kfake.NumBrokers(3))
-	f := &fakeCluster{t: t, kf: kf, addrs: addrs, inFlight: map[TopicPartition]InFlight{}, refuse: map[TopicPartition]string{}}
+	f := &fakeCluster{t: t, kf: kf, addrs: addrs, inFlight: map[TopicPartition]InFlight{}, refuse: map[TopicPartition]string{}, refuseConfigs: map[string]string{}}
 	adm := kadm.NewClient(clitest.Client(t, addrs))
 	ctx := clitest.Context(t, 10*time.Second)
 	if _, err := adm.CreateTopic(ctx, 3, 2, nil, "foo"); err != nil {
@@ -101,9 +109,52 @@ func newFakeCluster(t *testing.T) *fakeCluster {
 			resp.Topics = append(resp.Topics, ot)
 		}
 		f.alters = append(f.alters, got)
+		f.events = append(f.events, "reassign")
+		return resp, nil, true
+	})
+	kf.ControlKey(44, func(r kmsg.Request) (kmsg.Response, error, bool) {
+		kf.KeepControl()
+		req := r.(*kmsg.IncrementalAlterConfigsRequest)
+		resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, rr := range req.Resources {
+			var ops []string
+			for _, c := range rr.Configs {
+				switch {
+				case c.Op == kmsg.IncrementalAlterConfigOpSet && c.Value != nil:
+					ops = append(ops, "SET "+c.Name+"="+*c.Value)
+				case c.Op == kmsg.IncrementalAlterConfigOpDelete:
+					ops = append(ops, "DELETE "+c.Name)
+				default:
+					ops = append(ops, fmt.Sprintf("op %d %s", c.Op, c.Name))
+				}
+			}
+			f.configs = append(f.configs, fmt.Sprintf("%s %s: %s", rr.ResourceType, rr.ResourceName, strings.Join(ops, ", ")))
+			if e := "configs " + rr.ResourceType.String(); len(f.events) == 0 || f.events[len(f.events)-1] != e {
+				f.events = append(f.events, e)
+			}
+			out := kmsg.NewIncrementalAlterConfigsResponseResource()
+			out.ResourceType, out.ResourceName = rr.ResourceType, rr.ResourceName
+			if msg, ok := f.refuseConfigs[rr.ResourceName]; ok {
+				out.ErrorCode, out.ErrorMessage = kerr.InvalidConfig.Code, kmsg.StringPtr(msg)
+			}
+			resp.Resources = append(resp.Resources, out)
+		}
 		return resp, nil, true
 	})
 	return f
+}
+
+// receivedConfigs returns the config resources received, sorted, and the
+// order of the requests, and forgets both.
+func (f *fakeCluster) receivedConfigs() (configs, events []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	configs, events = f.configs, f.events
+	f.configs, f.events = nil, nil
+	slices.Sort(configs)
+	return configs, events
 }
 
 func (f *fakeCluster) setInFlight(p TopicPartition, r InFlight) {

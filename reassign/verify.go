@@ -99,9 +99,11 @@ func verify(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io.
 	return clearThrottles(ctx, c, moves, out)
 }
 
-// clearThrottles prints Kafka's two "Clearing" lines. kafgo sets no
-// replication throttles, so there is nothing to remove; the lines are kept
-// because scripts written for Kafka wait for them.
+// clearThrottles is Kafka's clearAllThrottles: once nothing is moving it
+// deletes the throttle rates of every live broker and every broker the file
+// names, and the throttled-replica lists of every topic in the file. It
+// clears them all, not just what the file's moves set, because (as Kafka
+// says) the tool cannot know which brokers earlier moves involved.
 func clearThrottles(ctx context.Context, c *cluster, moves []Move, out io.Writer) error {
 	live, err := c.brokers(ctx)
 	if err != nil {
@@ -124,13 +126,16 @@ func clearThrottles(ctx context.Context, c *cluster, moves []Move, out io.Writer
 	}
 	slices.Sort(ids)
 	slices.Sort(topics)
-	plural := "s"
-	if len(topics) == 1 {
-		plural = ""
+	if _, err := fmt.Fprintf(out, clearingBrokersMessage, pluralS(len(ids)), joinInts(ids)); err != nil {
+		return err
 	}
-	_, err = fmt.Fprintf(out, "Clearing broker-level throttles on brokers %s\nClearing topic-level throttles on topic%s %s\n",
-		joinInts(ids), plural, strings.Join(topics, ","))
-	return err
+	if err := c.clearBrokerThrottles(ctx, ids); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(out, clearingTopicsMessage, pluralS(len(topics)), strings.Join(topics, ",")); err != nil {
+		return err
+	}
+	return c.clearTopicThrottles(ctx, topics)
 }
 
 func cancel(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io.Writer) error {

@@ -4,6 +4,12 @@
 // sees it, high watermarks, the ISR, and the controller — for the TUI and
 // for operators' scripts.
 //
+// Besides network, partition and controller figures, /metrics carries the
+// replication quotas (KIP-73) per side="leader"|"follower":
+// kafgo_replication_throttled_bytes_total, kafgo_replication_throttled_byte_rate,
+// kafgo_replication_throttle_limit_bytes, kafgo_replication_throttling (1 while
+// the quota is exceeded) and kafgo_replication_throttle_held_back_total.
+//
 //	GET /v1/broker      {"broker_id":1,"cluster_id":"…","controller_id":2,"is_controller":false,"controller_epoch":0}
 //	GET /v1/partitions  [{"topic":"t","partition":0,"leader":1,"leader_epoch":3,"replicas":[1,2],"isr":[1,2],
 //	                      "is_leader":true,"high_watermark":42,"log_start_offset":0,"log_end_offset":42,

@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"kafgo/broker/quota"
 )
 
 // collector reads the broker's state at scrape time, so metrics cost
@@ -25,10 +27,26 @@ var (
 	descISR      = prometheus.NewDesc("kafgo_partition_isr_size", "ISR size (leader's view).", partLabels, nil)
 	descURP      = prometheus.NewDesc("kafgo_under_replicated_partitions", "Led partitions whose ISR is smaller than the replica set.", nil, nil)
 	descCtl      = prometheus.NewDesc("kafgo_controller_active", "1 when this broker is the active controller.", nil, nil)
+
+	// Replication quotas (KIP-73), side="leader" (bytes served to followers
+	// of leader-throttled partitions) or "follower" (bytes fetched for
+	// follower-throttled replicas).
+	sideLabel         = []string{"side"}
+	descThrottleBytes = prometheus.NewDesc("kafgo_replication_throttled_bytes_total",
+		"Replication bytes of throttled replicas counted against the quota (leader: sent, follower: received).", sideLabel, nil)
+	descThrottleRate = prometheus.NewDesc("kafgo_replication_throttled_byte_rate",
+		"Byte rate the replication quota measures over its window (bytes/s).", sideLabel, nil)
+	descThrottleLimit = prometheus.NewDesc("kafgo_replication_throttle_limit_bytes",
+		"leader/follower.replication.throttled.rate in force (bytes/s; 9223372036854775807 = none).", sideLabel, nil)
+	descThrottling = prometheus.NewDesc("kafgo_replication_throttling",
+		"1 while the quota is exceeded, so throttled replicas outside the ISR are held back.", sideLabel, nil)
+	descHeldBack = prometheus.NewDesc("kafgo_replication_throttle_held_back_total",
+		"Times a throttled replica's data was left out of a fetch because the quota was exceeded.", sideLabel, nil)
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descAccepted, descRequests, descBytesIn, descBytesOut, descErrors, descLEO, descLSO, descHW, descLeader, descISR, descURP, descCtl} {
+	for _, d := range []*prometheus.Desc{descConns, descAccepted, descRequests, descBytesIn, descBytesOut, descErrors, descLEO, descLSO, descHW, descLeader, descISR, descURP, descCtl,
+		descThrottleBytes, descThrottleRate, descThrottleLimit, descThrottling, descHeldBack} {
 		ch <- d
 	}
 }
@@ -64,4 +82,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		active = 1
 	}
 	ch <- prometheus.MustNewConstMetric(descCtl, prometheus.GaugeValue, active)
+	leader, follower := c.src.Replicas.Quotas()
+	collectQuota(ch, "leader", leader.Stats())
+	collectQuota(ch, "follower", follower.Stats())
+}
+
+func collectQuota(ch chan<- prometheus.Metric, side string, st quota.Stats) {
+	throttling := 0.0
+	if st.Exceeded {
+		throttling = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descThrottleBytes, prometheus.CounterValue, float64(st.RecordedBytes), side)
+	ch <- prometheus.MustNewConstMetric(descThrottleRate, prometheus.GaugeValue, st.Rate, side)
+	ch <- prometheus.MustNewConstMetric(descThrottleLimit, prometheus.GaugeValue, float64(st.Limit), side)
+	ch <- prometheus.MustNewConstMetric(descThrottling, prometheus.GaugeValue, throttling, side)
+	ch <- prometheus.MustNewConstMetric(descHeldBack, prometheus.CounterValue, float64(st.HeldBack), side)
 }

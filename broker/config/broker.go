@@ -105,6 +105,10 @@ type Broker struct {
 	ReplicaFetchBackoffMs                       int32 // replica.fetch.backoff.ms
 	ReplicaFetchResponseMaxBytes                int32 // replica.fetch.response.max.bytes
 	NumReplicaFetchers                          int32 // num.replica.fetchers
+	LeaderReplicationThrottledRate              int64 // leader.replication.throttled.rate, bytes/s
+	FollowerReplicationThrottledRate            int64 // follower.replication.throttled.rate, bytes/s
+	ReplicationQuotaWindowNum                   int32 // replication.quota.window.num
+	ReplicationQuotaWindowSizeSeconds           int32 // replication.quota.window.size.seconds
 	ReplicaHighWatermarkCheckpointIntervalMs    int64 // replica.high.watermark.checkpoint.interval.ms
 	FetchPurgatoryPurgeIntervalRequests         int32 // fetch.purgatory.purge.interval.requests
 	ProducerPurgatoryPurgeIntervalRequests      int32 // producer.purgatory.purge.interval.requests

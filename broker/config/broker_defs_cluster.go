@@ -22,6 +22,17 @@ var replicationDefs = []Def{
 		Doc: "Bytes a whole follower fetch response may carry."},
 	{Name: "num.replica.fetchers", Type: TypeInt, Default: "1", Dynamic: true, checks: []check{atLeast(1)},
 		Doc: "Fetcher goroutines per source broker."},
+	// Replication quotas (KIP-73): the rates are per broker and dynamic, so
+	// kafka-reassign-partitions --throttle can set and clear them on a
+	// running cluster; the window shape is fixed at start-up.
+	{Name: "leader.replication.throttled.rate", Type: TypeLong, Default: longMax, Dynamic: true, checks: []check{atLeast(0)},
+		Doc: "Upper bound (bytes/sec) on replication traffic for leaders enumerated in the property leader.replication.throttled.replicas (for each topic). Meant to be set dynamically; keep it above 1 MB/s for accurate behaviour."},
+	{Name: "follower.replication.throttled.rate", Type: TypeLong, Default: longMax, Dynamic: true, checks: []check{atLeast(0)},
+		Doc: "Upper bound (bytes/sec) on replication traffic for followers enumerated in the property follower.replication.throttled.replicas (for each topic). Meant to be set dynamically; keep it above 1 MB/s for accurate behaviour."},
+	{Name: "replication.quota.window.num", Type: TypeInt, Default: "11", checks: []check{atLeast(1)},
+		Doc: "The number of samples to retain in memory for replication quotas."},
+	{Name: "replication.quota.window.size.seconds", Type: TypeInt, Default: "1", checks: []check{atLeast(1)},
+		Doc: "The time span of each sample for replication quotas."},
 	{Name: "replica.high.watermark.checkpoint.interval.ms", Type: TypeLong, Default: "5000", checks: []check{atLeast(1)},
 		Doc: "How often high watermarks are written to replication-offset-checkpoint."},
 	{Name: "fetch.purgatory.purge.interval.requests", Type: TypeInt, Default: "1000",

@@ -79,6 +79,11 @@
 //   - listeners, advertised.listeners and listener.security.protocol.map are
 //     read-only here (dynamic in Kafka): rebinding a live listener is not
 //     supported.
+//   - leader.replication.throttled.rate and follower.replication.throttled.rate
+//     are honoured in the config file too, where Kafka documents them as
+//     settable only dynamically (IncrementalAlterConfigs, as
+//     kafka-reassign-partitions --throttle does). A static value is a
+//     starting rate; dynamic values win over it as for any dynamic key.
 //
 // # Errors
 //

@@ -22,6 +22,8 @@ func TestSetDynamic(t *testing.T) {
 		{"log.cleaner.threads", "2", func(b *Broker) any { return b.LogCleanerThreads }, int32(2)},
 		{"max.connections", "100", func(b *Broker) any { return b.MaxConnections }, int32(100)},
 		{"producer.id.expiration.ms", "1000", func(b *Broker) any { return b.ProducerIDExpirationMs }, int32(1000)},
+		{"leader.replication.throttled.rate", "200000", func(b *Broker) any { return b.LeaderReplicationThrottledRate }, int64(200000)},
+		{"follower.replication.throttled.rate", "0", func(b *Broker) any { return b.FollowerReplicationThrottledRate }, int64(0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -58,6 +60,9 @@ func TestSetRefused(t *testing.T) {
 		{"thread pool more than doubled", "num.io.threads", "17", ErrInvalidValue, "double the current value 8"},
 		{"thread pool below half", "num.io.threads", "3", ErrInvalidValue, "half the current value 8"},
 		{"cleaner threads to zero", "log.cleaner.threads", "0", ErrInvalidValue, "below 1"},
+		{"negative throttle", "leader.replication.throttled.rate", "-1", ErrInvalidValue, "at least 0"},
+		{"throttle not a long", "follower.replication.throttled.rate", "1e6", ErrInvalidValue, "long"},
+		{"read-only quota window", "replication.quota.window.num", "5", ErrReadOnly, "read-only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,13 @@
 //     HW, so neither a follower that truncated to its HW and then became leader
 //     nor an old leader returning with a divergent tail can lose acknowledged
 //     data.
+//   - Replication throttling (KIP-73): a leader answers a follower outside
+//     the ISR with no records for a leader-throttled partition while the
+//     leader quota is exceeded; a follower leaves its follower-throttled
+//     replicas that are not in sync (the last answer's HW beyond its LEO)
+//     out of its fetches while the follower quota is exceeded. In-sync
+//     replicas are never held back; the bytes of throttled partitions are
+//     counted on both sides either way (see package quota).
 //   - Appends and leadership changes are serialised by the partition's
 //     leadership lock (appends share it, changes take it exclusively), so no
 //     batch is ever stamped with a stale leader epoch.

@@ -29,6 +29,9 @@ type fetchState struct {
 	truncating bool  // ask the leader where our epoch ends before fetching
 	outOfRange bool  // ask the leader for its offsets before fetching
 	delayUntil time.Time
+	// inSync: the last answer's HW was within our LEO (Kafka's
+	// isReplicaInSync, lag <= 0). Replicas in sync are never throttled.
+	inSync bool
 }
 
 type fetcherKey struct {
@@ -258,10 +261,17 @@ func (f *fetcher) dial() (*wire.Client, error) {
 
 // plan sorts the partitions by what they need next. It returns copies of
 // the states so the network round trip runs without the lock.
+//
+// A follower-throttled replica that is not in sync sits out while the
+// follower quota is exceeded (Kafka's shouldFollowerThrottle). When that
+// leaves nothing to send, the fetcher waits replica.fetch.backoff.ms, as
+// Kafka's does on an empty fetch, instead of spinning on the quota.
 func (f *fetcher) plan(now time.Time) (truncs, ranges, fetches []fetchState, nextWake time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	nextWake = time.Second
+	q := f.m.cfg.FollowerQuota
+	checked, exceeded := false, false
 	for _, st := range f.parts {
 		if now.Before(st.delayUntil) {
 			if d := st.delayUntil.Sub(now); d < nextWake {
@@ -274,6 +284,18 @@ func (f *fetcher) plan(now time.Time) (truncs, ranges, fetches []fetchState, nex
 			truncs = append(truncs, *st)
 		case st.outOfRange:
 			ranges = append(ranges, *st)
+		case !st.inSync && st.p.cfg.Load().FollowerThrottled.Contains(st.p.tp.Partition):
+			if !checked {
+				// One measurement per plan: the answer is the same for
+				// every partition, and it takes the quota's lock.
+				checked, exceeded = true, q.IsExceeded()
+			}
+			if !exceeded {
+				fetches = append(fetches, *st)
+				continue
+			}
+			q.HeldBack()
+			nextWake = min(nextWake, f.m.cfg.FetchBackoff)
 		default:
 			fetches = append(fetches, *st)
 		}

@@ -281,7 +281,13 @@ func (f *fetcher) applyFetchedLocked(st *fetchState, rp *kmsg.FetchResponseTopic
 			return
 		}
 	}
+	if n := len(rp.RecordBatches); n > 0 && p.cfg.Load().FollowerThrottled.Contains(p.tp.Partition) {
+		// Kafka counts every fetched byte of a throttled replica, in sync
+		// or not: the quota bounds the traffic, the ISR only who may wait.
+		f.m.cfg.FollowerQuota.Record(int64(n))
+	}
 	leo := p.log.LogEndOffset()
+	st.inSync = leo >= rp.HighWatermark
 	p.setHighWatermark(min(rp.HighWatermark, leo))
 	if rp.LogStartOffset > p.log.LogStartOffset() && rp.LogStartOffset <= leo {
 		if err := p.log.SetLogStartOffset(rp.LogStartOffset); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/metacache"
+	"kafgo/broker/quota"
 	"kafgo/broker/storage"
 )
 
@@ -41,6 +42,10 @@ type Config struct {
 	RequestTimeout       time.Duration
 	Logger               *slog.Logger
 	Clock                func() time.Time
+	// LeaderQuota meters what this broker sends to followers of
+	// leader-throttled partitions, FollowerQuota what it fetches for
+	// follower-throttled ones (KIP-73). Nil means unlimited.
+	LeaderQuota, FollowerQuota *quota.Quota
 	// OnLeadershipChange, if set, is called after a partition becomes
 	// leader or follower here, or stops being served, outside partition
 	// locks; the group coordinator loads and unloads __consumer_offsets
@@ -95,6 +100,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	if cfg.FetchBackoff <= 0 {
 		cfg.FetchBackoff = time.Second
+	}
+	if cfg.LeaderQuota == nil {
+		cfg.LeaderQuota = quota.New(quota.Config{Limit: quota.Unlimited})
+	}
+	if cfg.FollowerQuota == nil {
+		cfg.FollowerQuota = quota.New(quota.Config{Limit: quota.Unlimited})
 	}
 	hws, err := cfg.Logs.ReadHighWatermarks()
 	if err != nil {
@@ -153,6 +164,13 @@ func (m *Manager) Shutdown() error {
 	m.fetchers.shutdown()
 	m.wg.Wait()
 	return m.CheckpointHighWatermarks()
+}
+
+// Quotas returns the replication quotas: leader side (bytes served to
+// throttled followers) and follower side (bytes fetched for throttled
+// replicas).
+func (m *Manager) Quotas() (leader, follower *quota.Quota) {
+	return m.cfg.LeaderQuota, m.cfg.FollowerQuota
 }
 
 // SetBrokerEpoch records this broker's epoch (the czxid of its registration),

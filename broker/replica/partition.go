@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kafgo/broker/quota"
 	"kafgo/broker/storage"
 )
 
@@ -16,6 +17,11 @@ type PartitionConfig struct {
 	MaxMessageBytes   int32 // max.message.bytes: the largest batch accepted
 	LogAppendTime     bool  // message.timestamp.type=LogAppendTime
 	Compact           bool  // cleanup.policy includes compact: keyless records refused
+	// The topic's partitions throttled on this broker (KIP-73), from
+	// leader.replication.throttled.replicas (this broker serving followers)
+	// and follower.replication.throttled.replicas (this broker fetching).
+	LeaderThrottled   quota.Replicas
+	FollowerThrottled quota.Replicas
 }
 
 // followerState is what the leader knows of one follower, from its fetches.

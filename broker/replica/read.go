@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -44,12 +45,47 @@ type FetchResult struct {
 	Diverging          bool
 	DivergingEpoch     int32
 	DivergingEndOffset int64
+
+	// throttled marks a follower read of a leader-throttled partition: its
+	// bytes count against the leader quota. heldBack marks one whose
+	// records were left out because the quota was exceeded.
+	throttled, heldBack bool
 }
 
 // Fetch reads every partition and, while fewer than MinBytes are available
 // and no partition failed, waits up to MaxWait for more (Kafka's delayed
 // fetch). A follower's fetch also records its LEO, which can advance the HW.
+// For a follower outside the ISR, a leader-throttled partition answers
+// without records while the leader quota is exceeded (KIP-73); such a
+// partition adds nothing towards MinBytes, so the fetch waits rather than
+// spins. The bytes of leader-throttled partitions that do go out are
+// recorded in the leader quota once, for the answer actually sent.
 func (m *Manager) Fetch(ctx context.Context, req FetchRequest) []FetchResult {
+	results := m.fetchWaiting(ctx, req)
+	if req.ReplicaID >= 0 {
+		m.recordLeaderThrottled(results)
+	}
+	return results
+}
+
+func (m *Manager) recordLeaderThrottled(results []FetchResult) {
+	var sent int64
+	for i := range results {
+		r := &results[i]
+		if !r.throttled {
+			continue
+		}
+		if r.heldBack {
+			m.cfg.LeaderQuota.HeldBack()
+		}
+		if r.Err == nil {
+			sent += r.Bytes
+		}
+	}
+	m.cfg.LeaderQuota.Record(sent)
+}
+
+func (m *Manager) fetchWaiting(ctx context.Context, req FetchRequest) []FetchResult {
 	deadline := m.now().Add(req.MaxWait)
 	var wake chan struct{}
 	var watched []*Partition
@@ -181,6 +217,15 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 			return
 		}
 		res.Regions, res.Bytes = info.Regions, info.Size
+		if fromFollower && p.cfg.Load().LeaderThrottled.Contains(fp.TP.Partition) {
+			// Read first, as Kafka does, so a bad offset still gets its
+			// error; then leave the records out (error NONE, offsets as
+			// usual) for a replica outside the ISR over the quota.
+			res.throttled = true
+			if !slices.Contains(p.isr, replicaID) && m.cfg.LeaderQuota.IsExceeded() {
+				res.Regions, res.Bytes, res.heldBack = nil, 0, true
+			}
+		}
 	}()
 	if expand {
 		m.expandISR(p, replicaID)

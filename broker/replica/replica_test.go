@@ -69,6 +69,13 @@ func (c *clock) add(d time.Duration) {
 
 func newManager(t *testing.T, minISR int32) (*Manager, *fakeController, *clock) {
 	t.Helper()
+	return newManagerWith(t, minISR, nil)
+}
+
+// newManagerWith is newManager with a hook to adjust the Config (its
+// clock already set) before the manager is built.
+func newManagerWith(t *testing.T, minISR int32, adjust func(*Config, *clock)) (*Manager, *fakeController, *clock) {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	logs, err := storage.OpenManager(storage.ManagerConfig{LogDirs: []string{t.TempDir()}, BrokerID: 1, DefaultLog: storage.DefaultLogConfig(), Logger: logger})
 	if err != nil {
@@ -77,13 +84,17 @@ func newManager(t *testing.T, minISR int32) (*Manager, *fakeController, *clock) 
 	t.Cleanup(func() { logs.Shutdown() })
 	ctl := &fakeController{}
 	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	m, err := NewManager(Config{
+	cfg := Config{
 		BrokerID: 1, Logs: logs, Cache: metacache.New(), Controller: ctl,
 		ConfigFor: func(string) PartitionConfig {
 			return PartitionConfig{Log: storage.DefaultLogConfig(), MinInsyncReplicas: minISR, MaxMessageBytes: 1 << 20}
 		},
 		ReplicaLagTimeMax: 10 * time.Second, Logger: logger, Clock: clk.now, FetchBackoff: time.Millisecond,
-	})
+	}
+	if adjust != nil {
+		adjust(&cfg, clk)
+	}
+	m, err := NewManager(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

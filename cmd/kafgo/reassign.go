@@ -31,17 +31,27 @@ Exactly one action is required:
               --disable-rack-aware); nothing is changed.
   --execute   start the moves in --reassignment-json-file; prints the current
               assignment first, to keep for a rollback.
-  --verify    report each move of the file as completed or in progress.
-  --cancel    cancel the moves of the file that are still in progress.
+  --verify    report each move of the file as completed or in progress; once
+              none is, remove the replication throttles.
+  --cancel    cancel the moves of the file that are still in progress, and
+              remove the replication throttles.
   --list      list every move in progress.
 
-Replication throttling is not implemented: --throttle and
---replica-alter-log-dirs-throttle are accepted only at -1, and log_dirs
-entries must be "any".
+--throttle N (bytes/s) limits the replication traffic of the moves (KIP-73):
+it sets leader/follower.replication.throttled.replicas on the moved topics
+and leader/follower.replication.throttled.rate on the brokers involved
+before the moves start. Run --verify until it reports every move completed:
+that is what removes the throttle. --execute --additional --throttle M with
+the same file changes the rate of the running moves.
+
+Moves between log directories are not implemented: log_dirs entries must be
+"any" and --replica-alter-log-dirs-throttle is accepted only at -1.
 
 Examples:
   kafgo reassign-partitions --bootstrap-server localhost:9092 --generate --topics-to-move-json-file topics.json --broker-list 1,2,3
   kafgo reassign-partitions --bootstrap-server localhost:9092 --execute --reassignment-json-file plan.json
+  kafgo reassign-partitions --bootstrap-server localhost:9092 --execute --reassignment-json-file plan.json --throttle 50000000
+  kafgo reassign-partitions --bootstrap-server localhost:9092 --execute --reassignment-json-file plan.json --additional --throttle 100000000
   kafgo reassign-partitions --bootstrap-server localhost:9092 --verify --reassignment-json-file plan.json
   kafgo reassign-partitions --bootstrap-server localhost:9092 --list`,
 		Args: cobra.NoArgs,
@@ -102,7 +112,7 @@ Note that "log_dirs" is optional. When it is specified, its length must equal th
 	f.StringVar(&o.BrokerList, reassign.FlagBrokerList, "", `The list of brokers to which the partitions need to be reassigned in the form "0,1,2". This is required if --topics-to-move-json-file is used to generate reassignment configuration`)
 	f.BoolVar(&o.DisableRackAware, reassign.FlagDisableRackAware, false, "Disable rack aware replica assignment")
 	f.BoolVar(&o.Additional, reassign.FlagAdditional, false, "Execute this reassignment in addition to any other ongoing ones. This option can also be used to change the throttle of an ongoing reassignment.")
-	f.Int64Var(&o.Throttle, reassign.FlagThrottle, -1, "The movement of partitions between brokers will be throttled to this value (bytes/sec). Not implemented by kafgo: only -1 (no throttle) is accepted.")
+	f.Int64Var(&o.Throttle, reassign.FlagThrottle, -1, "The movement of partitions between brokers will be throttled to this value (bytes/sec). This option can be included with --execute when a reassignment is started, and it can be altered by resubmitting the current reassignment along with the --additional flag. The throttle rate should be at least 1 KB/s.")
 	f.Int64Var(&o.LogDirsThrottle, reassign.FlagLogDirsThrottle, -1, "The movement of replicas between log directories on the same broker will be throttled to this value (bytes/sec). Not implemented by kafgo: only -1 (no throttle) is accepted.")
 	f.Int64Var(&o.TimeoutMs, reassign.FlagTimeout, 10000, "The maximum time in ms to wait for log directory replica assignment to begin.")
 	f.BoolVar(&o.PreserveThrottles, reassign.FlagPreserveThrottles, false, "Do not modify broker or topic throttles.")
