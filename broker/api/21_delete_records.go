@@ -1,14 +1,22 @@
 package api
 
 import (
+	"context"
+	"time"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
 
+// handleDeleteRecords advances the log start offsets on the leaders and
+// answers once every live replica has followed or timeout_ms passed, as
+// Kafka's DelayedDeleteRecords does.
 func (s *Server) handleDeleteRecords(c *Call) Reply {
 	req := c.Req.(*kmsg.DeleteRecordsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteRecordsResponse)
+	var parts []replica.DeleteRecordsPartition
 	for _, rt := range req.Topics {
 		ot := kmsg.NewDeleteRecordsResponseTopic()
 		ot.Topic = rt.Topic
@@ -16,14 +24,24 @@ func (s *Server) handleDeleteRecords(c *Call) Reply {
 			op := kmsg.NewDeleteRecordsResponseTopicPartition()
 			op.Partition = rp.Partition
 			op.LowWatermark = -1
-			p, err := s.d.Replicas.LeaderPartition(storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
-			if err == nil {
-				op.LowWatermark, err = p.DeleteRecordsBefore(rp.Offset)
-			}
-			op.ErrorCode = errCode(err)
 			ot.Partitions = append(ot.Partitions, op)
+			parts = append(parts, replica.DeleteRecordsPartition{TP: storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}, Offset: rp.Offset})
 		}
 		resp.Topics = append(resp.Topics, ot)
 	}
-	return now(resp)
+	timeout := time.Duration(req.TimeoutMillis) * time.Millisecond
+	return func() Result {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Second)
+		defer cancel()
+		results := s.d.Replicas.DeleteRecords(ctx, timeout, parts)
+		i := 0
+		for ti := range resp.Topics {
+			for pi := range resp.Topics[ti].Partitions {
+				op := &resp.Topics[ti].Partitions[pi]
+				op.LowWatermark, op.ErrorCode = results[i].LowWatermark, errCode(results[i].Err)
+				i++
+			}
+		}
+		return Result{Resp: resp}
+	}
 }

@@ -71,9 +71,15 @@ func (p *Partition) updateFollowerFetchStateLocked(id int32, fetchOffset, follow
 	}
 	f.lastFetchLeaderLEO = leaderLEO
 	f.lastFetchTime = now
+	// A first fetch or a new log start offset can settle a waiting
+	// DeleteRecords (the low watermark).
+	startKnown := f.leo < 0 || f.logStartOffset != followerLogStart
 	f.leo = fetchOffset
 	f.logStartOffset = followerLogStart
 	p.fmu.Unlock()
+	if startKnown {
+		p.changed.notify()
+	}
 
 	p.maybeIncrementHWLocked()
 	// Rejoin rule: the follower has everything up to the HW and everything

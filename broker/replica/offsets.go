@@ -74,10 +74,10 @@ func (p *Partition) OffsetForLeaderEpoch(currentLeaderEpoch, epoch int32) (int32
 	return e, end, nil
 }
 
-// DeleteRecordsBefore advances the log start offset to offset (-1 = the HW)
-// on the leader; followers follow through their fetches. Returns the new low
-// watermark.
-func (p *Partition) DeleteRecordsBefore(offset int64) (int64, error) {
+// deleteRecordsBefore advances the log start offset to offset (-1 = the
+// HW) on the leader and returns it; followers follow through their fetches
+// (DeleteRecords waits for that).
+func (p *Partition) deleteRecordsBefore(offset int64) (int64, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.isLeaderLocked() {
@@ -97,4 +97,31 @@ func (p *Partition) DeleteRecordsBefore(offset int64) (int64, error) {
 		p.changed.notify()
 	}
 	return p.log.LogStartOffset(), nil
+}
+
+// lowWatermark is, on the leader, the lowest log start offset over this
+// replica and every follower on a live broker (Kafka's
+// lowWatermarkIfLeader). A follower that has not fetched in this
+// leadership counts as -1: its log start offset is not known yet.
+func (p *Partition) lowWatermark() (int64, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.isLeaderLocked() {
+		return -1, kerr.NotLeaderForPartition
+	}
+	low := p.log.LogStartOffset()
+	view := p.m.cfg.Cache.View()
+	p.fmu.Lock()
+	defer p.fmu.Unlock()
+	for id, f := range p.followers {
+		if _, alive := view.Broker(id); !alive {
+			continue
+		}
+		start := f.logStartOffset
+		if f.leo < 0 {
+			start = -1
+		}
+		low = min(low, start)
+	}
+	return low, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"kafgo/broker/storage"
 )
 
@@ -46,65 +44,15 @@ func (m *Manager) AppendToLeaders(acks int16, parts []ProducePartition) []Produc
 // to the whole ISR (the HW passed its last offset), or timeout passes
 // (REQUEST_TIMED_OUT). It updates results in place.
 func (m *Manager) WaitForAcks(ctx context.Context, timeout time.Duration, results []ProduceResult) {
-	deadline := m.now().Add(timeout)
-	wake := make(chan struct{}, 1)
-	settled := make([]bool, len(results))
-	var watched []*Partition
-	defer func() {
-		for _, p := range watched {
-			p.changed.remove(wake)
-		}
-	}()
-	for i := range results {
-		if results[i].Err != nil {
-			settled[i] = true
-			continue
-		}
-		if p, ok := m.Partition(results[i].TP); ok {
-			p.changed.add(wake)
-			watched = append(watched, p)
-		}
+	tps := make([]storage.TopicPartition, len(results))
+	errs := make([]error, len(results))
+	for i, r := range results {
+		tps[i], errs[i] = r.TP, r.Err
 	}
-	for {
-		pending := false
-		for i := range results {
-			if settled[i] {
-				continue
-			}
-			r := &results[i]
-			p, ok := m.Partition(r.TP)
-			if !ok {
-				r.Err, settled[i] = kerr.NotLeaderForPartition, true
-				continue
-			}
-			if done, err := p.ackState(r.Info.LastOffset + 1); done {
-				r.Err, settled[i] = err, true
-				continue
-			}
-			pending = true
-		}
-		if !pending {
-			return
-		}
-		remaining := deadline.Sub(m.now())
-		expired := remaining <= 0
-		if !expired {
-			t := time.NewTimer(remaining)
-			select {
-			case <-wake:
-			case <-t.C:
-			case <-ctx.Done():
-				expired = true
-			}
-			t.Stop()
-		}
-		if expired {
-			for i := range results {
-				if !settled[i] {
-					results[i].Err = kerr.RequestTimedOut
-				}
-			}
-			return
-		}
+	m.settle(ctx, timeout, tps, errs, func(i int, p *Partition) (bool, error) {
+		return p.ackState(results[i].Info.LastOffset + 1)
+	})
+	for i := range results {
+		results[i].Err = errs[i]
 	}
 }
