@@ -155,6 +155,16 @@ func TestProducerOptsErrors(t *testing.T) {
 	})
 }
 
+func TestConsumerFetchWaitDefaultsToJava(t *testing.T) {
+	opts, _, err := ConsumerOpts(conf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := newClient(t, opts).OptValue(kgo.FetchMaxWait); got != 500*time.Millisecond {
+		t.Fatalf("fetch.max.wait.ms default %v, want Java's 500ms", got)
+	}
+}
+
 func TestConsumerOpts(t *testing.T) {
 	c := conf(map[string]string{
 		"group.id": "g", "enable.auto.commit": "false", "auto.commit.interval.ms": "100", "session.timeout.ms": "6000",

@@ -3,6 +3,7 @@ package cliutil
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -67,6 +68,9 @@ func ResetOpts(reset string) []kgo.Opt {
 	return []kgo.Opt{kgo.ConsumeStartOffset(kgo.NewOffset().AtEnd()), kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd())}
 }
 
+// javaFetchMaxWait is the Java consumer's fetch.max.wait.ms default.
+const javaFetchMaxWait = 500 * time.Millisecond
+
 // ConsumerOpts maps consumer properties (and the common ones) onto kgo.
 // The start offset and reset policy follow auto.offset.reset (default
 // latest, as in Java). Group options are added only when group.id is set;
@@ -110,11 +114,16 @@ func ConsumerOpts(c *Config) ([]kgo.Opt, ConsumerSettings, error) {
 	} else if ok {
 		opts = append(opts, kgo.FetchMinBytes(int32(max(n, 1))))
 	}
+	// Java's default is 500 ms, franz-go's 5 s. It matters beyond latency:
+	// a fetch of empty partitions waits that long, and a partition whose
+	// start offset resolves meanwhile is not fetched until it returns.
+	fetchWait := javaFetchMaxWait
 	if d, ok, err := c.Millis("fetch.max.wait.ms"); err != nil {
 		return wrap(err)
 	} else if ok {
-		opts = append(opts, kgo.FetchMaxWait(d))
+		fetchWait = d
 	}
+	opts = append(opts, kgo.FetchMaxWait(fetchWait))
 	if n, ok, err := c.Int("fetch.max.bytes"); err != nil {
 		return wrap(err)
 	} else if ok {
