@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"kafgo/configs"
+	"kafgo/internal/cliutil"
+)
+
+func init() { commandGroups = append(commandGroups, newConfigsCommand) }
+
+func newConfigsCommand() *cobra.Command {
+	var (
+		bootstrap, commandConfig, addFile, topic, broker string
+		brokerDefaults                                   bool
+		o                                                configs.Options
+	)
+	cmd := &cobra.Command{
+		Use:   "configs",
+		Short: "Describe or alter topic and broker configs (kafka-configs)",
+		Long: `Describe or change the dynamic configs of topics and brokers, with the
+flags and output of Kafka's kafka-configs.sh.
+
+--describe prints the dynamic overrides of the entity (--all: every
+config with its source and synonyms); without --entity-name it covers
+every topic, or every broker and the cluster-wide broker default.
+--alter sets (--add-config k1=v1,k2=[a,b] or --add-config-file) and
+removes (--delete-config k1,k2) overrides. Broker configs that Kafka can
+change at run time take effect on the brokers without a restart.
+
+Entity types other than topics and brokers are refused: kafgo has no
+quotas, loggers or client metrics to configure.
+
+Examples:
+  kafgo configs --bootstrap-server localhost:9092 --entity-type topics --entity-name orders --alter --add-config retention.ms=3600000,cleanup.policy=[compact,delete]
+  kafgo configs --bootstrap-server localhost:9092 --topic orders --describe
+  kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --alter --add-config follower.replication.throttled.rate=10000000
+  kafgo configs --bootstrap-server localhost:9092 --broker-defaults --alter --delete-config log.retention.ms
+  kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --describe --all`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if bootstrap == "" {
+				return errors.New("--bootstrap-server must be specified")
+			}
+			fl := cmd.Flags()
+			o.NameSet = fl.Changed("entity-name")
+			if err := o.Shortcuts(topic, fl.Changed("topic"), broker, fl.Changed("broker"), brokerDefaults); err != nil {
+				return err
+			}
+			if addFile != "" {
+				b, err := os.ReadFile(addFile)
+				if err != nil {
+					return fmt.Errorf("--add-config-file: %w", err)
+				}
+				o.AddFile = string(b)
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			// Kafka's error line quotes the tool's arguments.
+			args := os.Args[1:]
+			if len(args) > 0 && args[0] == cmd.Name() {
+				args = args[1:]
+			}
+			return configs.Run(cmd.Context(), cl, o, args, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&bootstrap, "bootstrap-server", "", "The Kafka servers to connect to.")
+	f.StringVar(&commandConfig, "command-config", "", "Property file containing configs to be passed to Admin Client.")
+	f.StringVar(&o.EntityType, "entity-type", "", "Type of entity (topics/brokers).")
+	f.StringVar(&o.EntityName, "entity-name", "", "Name of entity (topic name/broker id).")
+	f.BoolVar(&o.EntityDefault, "entity-default", false, "Default entity name for brokers (applies to corresponding entity type in command line).")
+	f.StringVar(&topic, "topic", "", "The topic's name (shortcut for --entity-type topics --entity-name <topic>).")
+	f.StringVar(&broker, "broker", "", "The broker's ID (shortcut for --entity-type brokers --entity-name <id>).")
+	f.BoolVar(&brokerDefaults, "broker-defaults", false, "The config defaults for all brokers (shortcut for --entity-type brokers --entity-default).")
+	f.BoolVar(&o.Describe, "describe", false, "List configs for the given entity.")
+	f.BoolVar(&o.Alter, "alter", false, "Alter the configuration for the entity.")
+	f.BoolVar(&o.All, "all", false, "List all configs for the given topic or broker, including static configuration and defaults.")
+	f.StringVar(&o.AddConfig, "add-config", "", "Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'.")
+	f.StringVar(&addFile, "add-config-file", "", "Path to a properties file with configs to add.")
+	f.StringArrayVar(&o.DeleteConfig, "delete-config", nil, "config keys to remove 'k1,k2'")
+	return cmd
+}
