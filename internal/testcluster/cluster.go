@@ -175,8 +175,30 @@ func Start(t testing.TB, opt Options) *Cluster {
 			}
 		}
 	})
-	c.WaitForBrokers(60 * time.Second)
+	c.waitStarted(60 * time.Second)
 	return c
+}
+
+// waitStarted is WaitForBrokers for a fresh cluster, where every broker
+// must come up: one that exits during start-up fails the test at once with
+// its log, rather than leaving a smaller cluster behind.
+func (c *Cluster) waitStarted(timeout time.Duration) {
+	c.t.Helper()
+	cl := c.Client()
+	WaitFor(c.t, timeout, "every broker registered with a controller", func() (bool, string) {
+		for _, b := range c.brokers {
+			if !b.Running() {
+				c.t.Fatalf("testcluster: broker %d exited during start-up:\n%s", b.ID, b.LogTail(40))
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		m, err := Metadata(ctx, cl)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(m.Brokers) == len(c.brokers) && m.ControllerID >= 0, fmt.Sprintf("%d of %d brokers, controller %d", len(m.Brokers), len(c.brokers), m.ControllerID)
+	})
 }
 
 // Brokers returns the brokers in id order.
