@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 # Two cores on the reference machine: keep package parallelism modest.
 TESTFLAGS ?= -race -p 2 -timeout 30m
-FUZZTIME  ?= 5s
+FUZZTIME  ?= 10000x
 
 .PHONY: build run test unit fuzz bench lint clean e2e-deps
 

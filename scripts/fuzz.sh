@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Runs every Fuzz* target in the module for a short time each ($1, default 5s).
-# Targets are discovered from the sources so a new fuzz test is never forgotten.
+# Runs every Fuzz* target in the module for a fixed budget each ($1, default
+# 10000x: that many executions). Targets are discovered from the sources so a
+# new fuzz test is never forgotten.
+#
+# The budget is a count, not a duration: with a duration, Go's fuzzing
+# coordinator can race its own deadline on a loaded machine and fail the
+# target with a bare "context deadline exceeded", no input found. A count
+# has no deadline to race; a slow machine only takes longer.
 set -euo pipefail
-fuzztime=${1:-5s}
+fuzztime=${1:-10000x}
 cd "$(dirname "$0")/.."
 status=0
 while IFS=: read -r file name; do
