@@ -79,10 +79,7 @@ func execute(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io
 	if err := verifyBrokerIDs(ctx, c, moves); err != nil {
 		return err
 	}
-	parts := make([]TopicPartition, len(moves))
-	for i, m := range moves {
-		parts[i] = m.TopicPartition
-	}
+	parts := movedPartitions(moves)
 	assigned, err := c.partitionAssignments(ctx, parts)
 	if err != nil {
 		return err

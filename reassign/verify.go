@@ -79,11 +79,8 @@ func statuses(ctx context.Context, c *cluster, moves []Move) ([]PartitionStatus,
 }
 
 func verify(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io.Writer) error {
-	moves, err := ParseReassignment(fileJSON)
+	moves, err := parseMoves(fileJSON)
 	if err != nil {
-		return err
-	}
-	if err := checkLogDirs(moves); err != nil {
 		return err
 	}
 	states, ongoing, err := statuses(ctx, c, moves)
@@ -139,17 +136,11 @@ func clearThrottles(ctx context.Context, c *cluster, moves []Move, out io.Writer
 }
 
 func cancel(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io.Writer) error {
-	moves, err := ParseReassignment(fileJSON)
+	moves, err := parseMoves(fileJSON)
 	if err != nil {
 		return err
 	}
-	if err := checkLogDirs(moves); err != nil {
-		return err
-	}
-	parts := make([]TopicPartition, len(moves))
-	for i, m := range moves {
-		parts[i] = m.TopicPartition
-	}
+	parts := movedPartitions(moves)
 	inFlight, err := c.inFlight(ctx, parts)
 	if err != nil {
 		return err
@@ -235,4 +226,26 @@ func list(ctx context.Context, c *cluster, out io.Writer) error {
 		return err
 	}
 	return RenderList(out, inFlight)
+}
+
+// parseMoves reads a --reassignment-json-file for --verify and --cancel:
+// the moves, with log_dirs that kafgo can honour.
+func parseMoves(fileJSON []byte) ([]Move, error) {
+	moves, err := ParseReassignment(fileJSON)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLogDirs(moves); err != nil {
+		return nil, err
+	}
+	return moves, nil
+}
+
+// movedPartitions lists the partitions of moves, in file order.
+func movedPartitions(moves []Move) []TopicPartition {
+	parts := make([]TopicPartition, len(moves))
+	for i, m := range moves {
+		parts[i] = m.TopicPartition
+	}
+	return parts
 }
