@@ -363,9 +363,11 @@ func TestConsumerLines(t *testing.T) {
 		}
 	})
 	t.Run("fewer than asked: timeout warning", func(t *testing.T) {
-		out, sum := run(t, ConsumerOptions{Topic: "in", Messages: 1500, Timeout: 500 * time.Millisecond, HideHeader: true}, "")
+		out, sum := run(t, ConsumerOptions{Topic: "in", Messages: 1500, Timeout: clitest.RecordWait, HideHeader: true}, "")
 		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-		want := "WARNING: Exiting before consuming the expected number of messages: timeout (500 ms) exceeded. You can use the --timeout option to increase the timeout."
+		// The gap clock starts before the group join, so the timeout must
+		// outlast a join on a loaded machine for all 1000 records to arrive.
+		want := fmt.Sprintf("WARNING: Exiting before consuming the expected number of messages: timeout (%d ms) exceeded.", clitest.RecordWait.Milliseconds()) + " You can use the --timeout option to increase the timeout."
 		if len(lines) != 2 || lines[0] != want || !csvRE.MatchString(lines[1]) || !sum.TimedOut || sum.Messages != 1000 {
 			t.Fatalf("output %q", out)
 		}
