@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -103,7 +104,7 @@ func TestReassignPartitionsThrottled(t *testing.T) {
 	// Each broker describes what it applied from the ZooKeeper notifications.
 	testcluster.WaitFor(t, 10*time.Second, "the throttle configs described", func() (bool, string) {
 		got := throttleConfigs(t, ctx, c, "slow")
-		return equalMaps(got, wantConfigs), fmt.Sprintf("%v, want %v", got, wantConfigs)
+		return maps.Equal(got, wantConfigs), fmt.Sprintf("%v, want %v", got, wantConfigs)
 	})
 	if v := kafgo(t, "", "reassign-partitions", bs, "--verify", "--reassignment-json-file", plan); v != "Status of partition reassignment:\nReassignment of partition slow-0 is still in progress.\n" {
 		t.Fatalf("--verify while moving:\n%s", v)
@@ -198,7 +199,7 @@ func produceBulk(t *testing.T, ctx context.Context, c *testcluster.Cluster, topi
 
 // partitionLogBytes is the size of partition 0's segment files on a broker
 // (0 before the replica exists).
-func partitionLogBytes(t *testing.T, b *testcluster.Broker, topic string) int64 {
+func partitionLogBytes(t testing.TB, b *testcluster.Broker, topic string) int64 {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(b.DataDir(), topic+"-0", "*.log"))
 	if err != nil {
@@ -271,16 +272,4 @@ func throttleConfigs(t *testing.T, ctx context.Context, c *testcluster.Cluster, 
 		keep("topic ", rc, "leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 	}
 	return got
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
