@@ -12,10 +12,8 @@ import (
 
 func init() { commandGroups = append(commandGroups, newGroupsCommand) }
 
-// stateNoValue marks --state given without a value. joptsimple's optional
-// arguments also take a following word ("--state Stable"); pflag only
-// takes "--state=Stable", so a lone word after a bare --state is taken as
-// its value in RunE.
+// stateNoValue marks --state given without a value ("--state Stable"
+// reaches pflag as "--state=Stable", see withOptionalValues).
 const stateNoValue = "\x00"
 
 func newGroupsCommand() *cobra.Command {
@@ -47,16 +45,13 @@ Examples:
   kafgo groups --bootstrap-server localhost:9092 --reset-offsets --group g --all-topics --by-duration PT1H
   kafgo groups --bootstrap-server localhost:9092 --delete --group g
   kafgo groups --bootstrap-server localhost:9092 --delete-offsets --group g --topic t`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return nil
-			}
-			if len(args) == 1 && cmd.Flags().Changed("state") && state == stateNoValue {
 				return nil
 			}
 			return fmt.Errorf("unexpected argument %q", args[0])
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			action, err := groups.ActionFromFlags(list, describe, del, reset, delOffs)
 			if err != nil {
 				return err
@@ -68,18 +63,11 @@ Examples:
 			fl := cmd.Flags()
 			if fl.Changed("state") {
 				o.StateSet = true
-				v := state
-				if v == stateNoValue {
-					v = ""
-					if len(args) == 1 {
-						v = args[0]
-					}
-				}
-				if v != "" {
+				if state != stateNoValue && state != "" {
 					if action != groups.ActionList {
 						return errors.New("Option [state] takes a value only with [list]")
 					}
-					if o.States, err = groups.ParseStates(v); err != nil {
+					if o.States, err = groups.ParseStates(state); err != nil {
 						return err
 					}
 				}

@@ -35,6 +35,7 @@ var commandGroups []func() *cobra.Command
 
 func main() {
 	root := newRootCommand()
+	root.SetArgs(withOptionalValues(root, os.Args[1:]))
 	if err := root.Execute(); err != nil {
 		// Tools that print failures in Kafka's own words say so.
 		var reported interface{ AlreadyReported() bool }

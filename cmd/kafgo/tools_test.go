@@ -19,7 +19,7 @@ func execute(t *testing.T, stdin string, args ...string) (string, string, error)
 	root.SetOut(&out)
 	root.SetErr(&errOut)
 	root.SetIn(strings.NewReader(stdin))
-	root.SetArgs(args)
+	root.SetArgs(withOptionalValues(root, args))
 	err := root.Execute()
 	return out.String(), errOut.String(), err
 }
@@ -45,6 +45,10 @@ func TestToolCommandsEndToEnd(t *testing.T) {
 		{name: "reset", args: []string{"groups", bs, "--reset-offsets", "--group", "cg", "--topic", "cmd", "--to-earliest", "--execute"}, out: "\nGROUP                          TOPIC", prefix: true},
 		{name: "perf produce", args: []string{"perf", "produce", "--topic", "cmd", "--num-records", "20", "--record-size", "10", "--throughput", "-1", "--producer-props", "bootstrap.servers=" + addrs, "acks=1"}, out: "20 records sent, ", prefix: true},
 		{name: "perf consume", args: []string{"perf", "consume", bs, "--topic", "cmd", "--messages", "22", "--format", "json"}, out: `{"start_time":`, prefix: true},
+		// Kafka's optional-value form: the codec as the next word.
+		{name: "create codec", args: []string{"topics", bs, "--create", "--topic", "codec", "--partitions", "1", "--replication-factor", "1"}, out: "Created topic codec.\n"},
+		{name: "produce codec word", stdin: "k3:v3\n", args: []string{"produce", bs, "--topic", "codec", "--property", "parse.key=true", "--property", "key.separator=:", "--compression-codec", "lz4", "--sync"}},
+		{name: "consume codec", args: []string{"consume", bs, "--topic", "codec", "--from-beginning", "--max-messages", "1", "--property", "print.key=true", "--property", "key.separator=="}, out: "k3=v3\n"},
 		{name: "topics no bootstrap", args: []string{"topics", "--list"}, err: "--bootstrap-server must be specified"},
 		{name: "topics two actions", args: []string{"topics", bs, "--list", "--delete"}, err: "Command must include exactly one action: --list, --describe, --create, --alter or --delete"},
 		{name: "topics command error", args: []string{"topics", bs, "--describe", "--topic", "nope"}, out: "Error while executing topic command : Topic 'nope' does not exist as expected\n", err: "Topic 'nope' does not exist as expected"},
