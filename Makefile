@@ -14,7 +14,7 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kafgo
 
 run: build
-	./$(BIN) broker serve --config config/dev.yaml
+	./$(BIN) broker serve --config examples/dev.yaml
 
 test: build lint e2e-deps unit fuzz
 
@@ -40,6 +40,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files -o --exclude-standard '*.go' 2>/dev/null)); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo 'go.mod/go.sum are not tidy: run go mod tidy'; exit 1; }
 
 clean:
 	rm -rf bin data $(KAFKAJS)/node_modules

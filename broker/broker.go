@@ -16,12 +16,13 @@ import (
 
 	"kafgo/broker/admin"
 	"kafgo/broker/api"
+	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
 	"kafgo/broker/group"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/broker/metacache"
+	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
@@ -37,7 +38,7 @@ type Broker struct {
 	store     meta.Store
 	clusterID string
 	logs      *storage.Manager
-	cache     *metacache.Cache
+	cache     *clusterview.Cache
 	replicas  *replica.Manager
 	ctl       *controller.Controller
 	admin     *controller.Admin
@@ -116,7 +117,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 
-	b.cache = metacache.New()
+	b.cache = clusterview.New()
 	listener := cfg.InterBrokerListenerName
 	b.ctl = controller.New(controller.Config{
 		BrokerID:               cfg.BrokerID,
@@ -150,7 +151,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		FollowerQuota:        newReplicationQuota(cfg, cfg.FollowerReplicationThrottledRate),
 		Logger:               b.log,
 		// Set before any LeaderAndIsr can arrive (the listeners start below).
-		OnLeadershipChange: func(tp storage.TopicPartition, leader bool, epoch int32) {
+		OnLeadershipChange: func(tp partid.TopicPartition, leader bool, epoch int32) {
 			b.groups.OnLeadershipChange(tp.Topic, tp.Partition, leader, epoch)
 		},
 	})

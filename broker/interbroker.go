@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/api"
+	"kafgo/broker/clusterview"
 	"kafgo/broker/controller"
-	"kafgo/broker/metacache"
 	"kafgo/broker/wire"
 )
 
@@ -89,7 +89,7 @@ func (ib *interBroker) close() {
 type controllerClient struct {
 	ib       *interBroker
 	ctl      *controller.Controller
-	cache    *metacache.Cache
+	cache    *clusterview.Cache
 	listener string
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/group"
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
@@ -22,8 +23,8 @@ func offsetsLog(m *replica.Manager) group.Log { return replicaLog{m: m} }
 
 type replicaLog struct{ m *replica.Manager }
 
-func offsetsTP(p int32) storage.TopicPartition {
-	return storage.TopicPartition{Topic: group.OffsetsTopic, Partition: p}
+func offsetsTP(p int32) partid.TopicPartition {
+	return partid.TopicPartition{Topic: group.OffsetsTopic, Partition: p}
 }
 
 func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResult, error) {

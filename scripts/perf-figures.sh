@@ -16,7 +16,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 KP=$(free_port)
-./bin/kafgo broker serve --config config/dev.yaml --log.dirs "$work/data" --listeners "PLAINTEXT://127.0.0.1:$KP" \
+./bin/kafgo broker serve --config examples/dev.yaml --log.dirs "$work/data" --listeners "PLAINTEXT://127.0.0.1:$KP" \
   --admin.listener "" --log-level warn >"$work/broker.log" 2>&1 &
 FP=$(free_port)
 ./bin/kfakeserver -port "$FP" >"$work/kfake.out" 2>&1 &

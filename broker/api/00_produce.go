@@ -8,10 +8,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
-	"kafgo/broker/storage"
 )
+
+// Produce (key 0), v0-v9.
+// Batches are validated (CRC, magic, offsets, sizes) and appended as the
+// producer wrote them; v0-v2 message sets are up-converted to v2 batches.
+// acks=0 sends no response, acks=1 answers after the leader's append,
+// acks=-1 waits in the purgatory until the HW passes the batch or the request
+// times out; min.insync.replicas is checked before and after the append.
+// Idempotent batches go through the producer-state sequence checks, and a
+// duplicate is acknowledged with the offset of its first append.
 
 func (s *Server) handleProduce(c *Call) Reply {
 	req := c.Req.(*kmsg.ProduceRequest)
@@ -66,7 +75,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 		rt := &req.Topics[ti]
 		for pi := range rt.Partitions {
 			rp := &rt.Partitions[pi]
-			tp := storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}
+			tp := partid.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}
 			if internalTopics[rt.Topic] {
 				setErr(ti, pi, refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic))
 				continue
@@ -141,7 +150,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 	}
 }
 
-func (s *Server) partitionConfig(tp storage.TopicPartition) (replica.PartitionConfig, bool) {
+func (s *Server) partitionConfig(tp partid.TopicPartition) (replica.PartitionConfig, bool) {
 	p, ok := s.d.Replicas.Partition(tp)
 	if !ok {
 		return replica.PartitionConfig{}, false

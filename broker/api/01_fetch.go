@@ -8,10 +8,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
+
+// Fetch (key 1), v2-v12.
+// Consumers read up to the HW, followers (replica_id >= 0, brokers only)
+// up to the LEO; the record bytes go out with sendfile. A fetch that finds
+// less than min_bytes waits until enough arrives or max_wait passes. v2/v3
+// responses are down-converted to magic 0/1 message sets. v12 followers get
+// diverging_epoch when their last fetched epoch ended earlier on the leader.
 
 func (s *Server) handleFetch(c *Call) Reply {
 	req := c.Req.(*kmsg.FetchRequest)
@@ -43,7 +51,7 @@ func (s *Server) handleFetch(c *Call) Reply {
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			fr.Partitions = append(fr.Partitions, replica.FetchPartition{
-				TP:                 storage.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+				TP:                 partid.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				FetchOffset:        p.FetchOffset,
 				LogStartOffset:     p.LogStartOffset,
 				MaxBytes:           p.PartitionMaxBytes,
@@ -73,20 +81,20 @@ func (s *Server) handleFetch(c *Call) Reply {
 // anyPartitionReplica reports whether id is an assigned replica of a fetched
 // partition: a follower restarting may fetch before the controller's
 // UpdateMetadata lists it as live again.
-func (s *Server) anyPartitionReplica(id int32, req *kmsg.FetchRequest) (storage.TopicPartition, bool) {
+func (s *Server) anyPartitionReplica(id int32, req *kmsg.FetchRequest) (partid.TopicPartition, bool) {
 	view := s.d.Cache.View()
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			if st, ok := view.Partition(t.Topic, p.Partition); ok {
 				for _, r := range st.Replicas {
 					if r == id {
-						return storage.TopicPartition{Topic: t.Topic, Partition: p.Partition}, true
+						return partid.TopicPartition{Topic: t.Topic, Partition: p.Partition}, true
 					}
 				}
 			}
 		}
 	}
-	return storage.TopicPartition{}, false
+	return partid.TopicPartition{}, false
 }
 
 func epochOrNone(has bool, e int32) int32 {

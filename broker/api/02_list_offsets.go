@@ -4,8 +4,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/storage"
+	"kafgo/broker/partid"
 )
+
+// ListOffsets (key 2), v0-v7.
+// -1 (latest) answers the HW for consumers, -2 (earliest) the log start
+// offset, -3 (max timestamp, v7) the offset of the largest timestamp; any
+// other timestamp is looked up in the time index. v0's max_num_offsets
+// form returns at most the one offset Kafka would.
 
 func (s *Server) handleListOffsets(c *Call) Reply {
 	req := c.Req.(*kmsg.ListOffsetsRequest)
@@ -19,7 +25,7 @@ func (s *Server) handleListOffsets(c *Call) Reply {
 			op := kmsg.NewListOffsetsResponseTopicPartition()
 			op.Partition = rp.Partition
 			op.Timestamp, op.Offset, op.LeaderEpoch = -1, -1, -1
-			p, err := s.d.Replicas.LeaderPartition(storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
+			p, err := s.d.Replicas.LeaderPartition(partid.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
 			if err == nil {
 				epoch := rp.CurrentLeaderEpoch
 				if req.Version < 4 {

@@ -6,10 +6,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/clusterview"
 	"kafgo/broker/controller"
-	"kafgo/broker/metacache"
 	"kafgo/internal/topicname"
 )
+
+// Metadata (key 3), v0-v12.
+// Served from the broker's cluster view (the controller's last
+// UpdateMetadata). Unknown topics are auto-created when the request allows
+// it and auto.create.topics.enable is on, answering LEADER_NOT_AVAILABLE
+// meanwhile. Topic ids are returned from v10, cluster authorized operations
+// are not (kafgo has no authorizer).
 
 func (s *Server) handleMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.MetadataRequest)
@@ -87,7 +94,7 @@ func (s *Server) autoCreate(name string) int16 {
 	return kerr.LeaderNotAvailable.Code
 }
 
-func (s *Server) topicMetadata(view *metacache.View, name, listener string) kmsg.MetadataResponseTopic {
+func (s *Server) topicMetadata(view *clusterview.View, name, listener string) kmsg.MetadataResponseTopic {
 	t, _ := view.Topic(name)
 	mt := kmsg.NewMetadataResponseTopic()
 	mt.Topic = kmsg.StringPtr(name)

@@ -5,11 +5,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Inter-broker requests are honoured only from brokers: in process, or on
-// the inter-broker listener.
-func (s *Server) fromBroker(c *Call) bool {
-	return c.Conn == nil || c.Conn.Listener == s.d.InterBrokerListener
-}
+// LeaderAndIsr (key 4), v5 only: the controller's request making this
+// broker leader or follower of partitions. Honoured only from brokers;
+// stale controller epochs get STALE_CONTROLLER_EPOCH, stale leader epochs
+// are skipped per partition.
 
 func (s *Server) handleLeaderAndISR(c *Call) Reply {
 	req := c.Req.(*kmsg.LeaderAndISRRequest)
@@ -19,14 +18,4 @@ func (s *Server) handleLeaderAndISR(c *Call) Reply {
 		return now(resp)
 	}
 	return now(s.d.Replicas.HandleLeaderAndISR(req))
-}
-
-func (s *Server) handleStopReplica(c *Call) Reply {
-	req := c.Req.(*kmsg.StopReplicaRequest)
-	if !s.fromBroker(c) {
-		resp := req.ResponseKind().(*kmsg.StopReplicaResponse)
-		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
-	}
-	return now(s.d.Replicas.HandleStopReplica(req))
 }

@@ -4,8 +4,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/metacache"
+	"kafgo/broker/clusterview"
 )
+
+// UpdateMetadata (key 6), v7 only: the controller's full or incremental
+// cluster view (live brokers, partition states) applied to the cluster view
+// that Metadata and the replica fetchers read. Brokers only.
 
 func (s *Server) handleUpdateMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.UpdateMetadataRequest)
@@ -18,15 +22,15 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 		resp.ErrorCode = kerr.StaleControllerEpoch.Code
 		return now(resp)
 	}
-	u := metacache.Update{
+	u := clusterview.Update{
 		ControllerID:    req.ControllerID,
 		ControllerEpoch: req.ControllerEpoch,
 		TopicIDs:        map[string][16]byte{},
 	}
 	for _, b := range req.LiveBrokers {
-		mb := metacache.Broker{ID: b.ID, Rack: b.Rack}
+		mb := clusterview.Broker{ID: b.ID, Rack: b.Rack}
 		for _, e := range b.Endpoints {
-			mb.Endpoints = append(mb.Endpoints, metacache.Endpoint{Listener: e.ListenerName, Host: e.Host, Port: e.Port})
+			mb.Endpoints = append(mb.Endpoints, clusterview.Endpoint{Listener: e.ListenerName, Host: e.Host, Port: e.Port})
 		}
 		u.Brokers = append(u.Brokers, mb)
 	}
@@ -35,7 +39,7 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 			u.TopicIDs[ts.Topic] = ts.TopicID
 		}
 		for _, ps := range ts.PartitionStates {
-			u.Partitions = append(u.Partitions, metacache.Partition{
+			u.Partitions = append(u.Partitions, clusterview.Partition{
 				Topic:           ts.Topic,
 				Partition:       ps.Partition,
 				ControllerEpoch: ps.ControllerEpoch,

@@ -7,6 +7,11 @@ import (
 	"kafgo/broker/group"
 )
 
+// OffsetCommit (key 8), v0-v8.
+// Commits go to the group's coordinator, written to __consumer_offsets with
+// acks=all and visible once replicated. Generation and member id are checked
+// for group members; v0 and empty-generation commits are simple commits.
+
 // handleOffsetCommit stores offsets in __consumer_offsets; the answer is
 // deferred until they are replicated (offsets.commit.timeout.ms bounds it).
 // Partitions of unknown topics are refused here, as Kafka's API layer does,

@@ -6,6 +6,10 @@ import (
 	"kafgo/broker/group"
 )
 
+// OffsetFetch (key 9), v0-v8.
+// Committed offsets from the coordinator's loaded cache; a null topic list
+// (v2+) returns every partition the group committed; v8 batches groups.
+
 // handleOffsetFetch returns committed offsets: -1 with empty metadata for
 // partitions without one. Up to v7 it asks for one group; v8 batches
 // groups, each with its own error (they may live on different

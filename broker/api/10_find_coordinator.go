@@ -11,6 +11,11 @@ import (
 	"kafgo/broker/group"
 )
 
+// FindCoordinator (key 10), v0-v4.
+// The group coordinator is the leader of the __consumer_offsets partition
+// chosen by the group id's Java hashCode; the topic is created on first use.
+// v4 takes several keys per request.
+
 // Coordinator key types (FindCoordinator v1+).
 const (
 	coordinatorGroup       = 0

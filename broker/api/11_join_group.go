@@ -9,6 +9,11 @@ import (
 	"kafgo/broker/group"
 )
 
+// JoinGroup (key 11), v0-v9.
+// Kafka's classic rebalance protocol: KIP-394 member ids (MEMBER_ID_REQUIRED
+// from v4), KIP-345 static members (v5+), protocol selection by vote; the
+// response waits in the coordinator until the rebalance completes.
+
 // handleJoinGroup joins a member; the answer is deferred until the
 // rebalance completes, which blocks only this connection (as Kafka mutes
 // it) and never the coordinator or other groups.

@@ -6,6 +6,9 @@ import (
 	"kafgo/broker/group"
 )
 
+// Heartbeat (key 12), v0-v4: keeps a member's session; answers
+// REBALANCE_IN_PROGRESS while the group rebalances.
+
 func (s *Server) handleHeartbeat(c *Call) Reply {
 	req := c.Req.(*kmsg.HeartbeatRequest)
 	hr := group.HeartbeatRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID}

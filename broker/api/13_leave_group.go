@@ -6,6 +6,9 @@ import (
 	"kafgo/broker/group"
 )
 
+// LeaveGroup (key 13), v0-v5: one member (v0-v2) or a batch of members
+// (v3+, KIP-345) leave, which starts a rebalance.
+
 // handleLeaveGroup removes members: one by member id before v3, a batch
 // (possibly by instance id alone) from v3.
 func (s *Server) handleLeaveGroup(c *Call) Reply {

@@ -9,6 +9,9 @@ import (
 	"kafgo/broker/group"
 )
 
+// SyncGroup (key 14), v0-v5: the leader hands in assignments and every member
+// waits for its own; v5 checks protocol type and name.
+
 // handleSyncGroup delivers the leader's assignment; followers' answers
 // wait (deferred) until the leader's has been written.
 func (s *Server) handleSyncGroup(c *Call) Reply {

@@ -2,6 +2,9 @@ package api
 
 import "github.com/twmb/franz-go/pkg/kmsg"
 
+// DescribeGroups (key 15), v0-v5: state, protocol and members with their
+// metadata and assignments; authorized operations are not returned.
+
 // Group ACL operations (AclOperation codes READ 3, DELETE 6, DESCRIBE 8):
 // without an authorizer every client may do all of them.
 const groupAuthorizedOperations = 1<<3 | 1<<6 | 1<<8

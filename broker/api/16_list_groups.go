@@ -2,6 +2,9 @@ package api
 
 import "github.com/twmb/franz-go/pkg/kmsg"
 
+// ListGroups (key 16), v0-v4: the groups this broker coordinates; v4 filters
+// by state.
+
 // handleListGroups lists the groups this broker coordinates; v4 filters by
 // state.
 func (s *Server) handleListGroups(c *Call) Reply {

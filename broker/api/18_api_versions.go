@@ -5,6 +5,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// ApiVersions (key 18), v0-v3.
+// Advertises exactly the registered key and version ranges. A request newer
+// than v3 is answered in v0 form with UNSUPPORTED_VERSION (KIP-511), so the
+// client retries lower.
+
 const apiVersionsKey = 18
 
 func (s *Server) handleAPIVersions(c *Call) Reply {

@@ -12,6 +12,12 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
+// CreateTopics (key 19), v0-v7.
+// Validated here (names, partitions, replication factor, configs, explicit
+// assignments) and written by the controller; the answer waits until the
+// cluster view shows the topic or the timeout passes. validate_only checks
+// without creating. Topic configs are returned from v5.
+
 // Topic admin requests go to the controller, as in Kafka: it serialises
 // them and its watches act on what they write.
 func (s *Server) notController() bool { return !s.d.Controller.IsActive() }

@@ -10,6 +10,10 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
+// DeleteTopics (key 20), v0-v6: marks topics for deletion under
+// /admin/delete_topics; the controller stops the replicas and removes files
+// and znodes. v6 names topics by id as well.
+
 func (s *Server) handleDeleteTopics(c *Call) Reply {
 	req := c.Req.(*kmsg.DeleteTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)

@@ -6,9 +6,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
-	"kafgo/broker/storage"
 )
+
+// DeleteRecords (key 21), v0-v2.
 
 // handleDeleteRecords advances the log start offsets on the leaders and
 // answers once every live replica has followed or timeout_ms passed, as
@@ -25,7 +27,7 @@ func (s *Server) handleDeleteRecords(c *Call) Reply {
 			op.Partition = rp.Partition
 			op.LowWatermark = -1
 			ot.Partitions = append(ot.Partitions, op)
-			parts = append(parts, replica.DeleteRecordsPartition{TP: storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}, Offset: rp.Offset})
+			parts = append(parts, replica.DeleteRecordsPartition{TP: partid.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}, Offset: rp.Offset})
 		}
 		resp.Topics = append(resp.Topics, ot)
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// InitProducerId (key 22), v0-v4.
+
 // InitProducerId serves idempotent producers: like Kafka, every request
 // without a transactional id gets a fresh producer id at epoch 0 (also a
 // v3+ request naming its old id, KIP-360). Transactional producers are

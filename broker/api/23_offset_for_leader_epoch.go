@@ -3,8 +3,12 @@ package api
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/storage"
+	"kafgo/broker/partid"
 )
+
+// OffsetForLeaderEpoch (key 23), v0-v4: the end offset of a leader epoch from
+// the leader-epoch cache (KIP-101/279). Followers send replica_id (v3+); a
+// stale or future epoch gets FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH.
 
 func (s *Server) handleOffsetForLeaderEpoch(c *Call) Reply {
 	req := c.Req.(*kmsg.OffsetForLeaderEpochRequest)
@@ -16,7 +20,7 @@ func (s *Server) handleOffsetForLeaderEpoch(c *Call) Reply {
 			op := kmsg.NewOffsetForLeaderEpochResponseTopicPartition()
 			op.Partition = rp.Partition
 			op.LeaderEpoch, op.EndOffset = -1, -1
-			p, err := s.d.Replicas.LeaderPartition(storage.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
+			p, err := s.d.Replicas.LeaderPartition(partid.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
 			if err == nil {
 				current := rp.CurrentLeaderEpoch
 				if req.Version < 2 {

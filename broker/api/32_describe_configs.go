@@ -9,6 +9,10 @@ import (
 	"kafgo/broker/config"
 )
 
+// DescribeConfigs (key 32), v0-v4: topic and broker configs with their
+// source and synonyms (v1+), documentation and types (v3+); sensitive values
+// are hidden.
+
 // Config resource types of the Kafka protocol.
 const (
 	resourceTopic  = 2

@@ -5,23 +5,26 @@ import (
 	"sort"
 	"syscall"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
+	"kafgo/broker/partid"
 
-	"kafgo/broker/storage"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+// DescribeLogDirs (key 35), v0-v4: each partition's size, offset lag and the
+// log directory's total and usable bytes (v4).
 
 func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeLogDirsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeLogDirsResponse)
-	want := func(tp storage.TopicPartition) bool { return true }
+	want := func(tp partid.TopicPartition) bool { return true }
 	if req.Topics != nil {
-		set := map[storage.TopicPartition]bool{}
+		set := map[partid.TopicPartition]bool{}
 		for _, t := range req.Topics {
 			for _, p := range t.Partitions {
-				set[storage.TopicPartition{Topic: t.Topic, Partition: p}] = true
+				set[partid.TopicPartition{Topic: t.Topic, Partition: p}] = true
 			}
 		}
-		want = func(tp storage.TopicPartition) bool { return set[tp] }
+		want = func(tp partid.TopicPartition) bool { return set[tp] }
 	}
 	byDir := map[string]map[string][]kmsg.DescribeLogDirsResponseDirTopicPartition{}
 	for _, dir := range s.d.Config().LogDirs {

@@ -10,6 +10,9 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
+// CreatePartitions (key 37), v0-v3: adds partitions with Kafka's placement
+// or explicit assignments, written by the controller.
+
 func (s *Server) handleCreatePartitions(c *Call) Reply {
 	req := c.Req.(*kmsg.CreatePartitionsRequest)
 	resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)

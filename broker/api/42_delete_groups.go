@@ -5,6 +5,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// DeleteGroups (key 42), v0-v2: removes empty groups and their offsets
+// (tombstones in __consumer_offsets); non-empty groups get NON_EMPTY_GROUP.
+
 // handleDeleteGroups deletes Empty groups; the answer waits for their
 // tombstones to be replicated.
 func (s *Server) handleDeleteGroups(c *Call) Reply {

@@ -7,6 +7,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// AlterPartitionReassignments (key 45), v0 (KIP-455): starts, replaces or
+// cancels replica moves through the controller.
+
 // handleAlterPartitionAssignments serves KIP-455 reassignment (v0; v1 adds
 // AllowReplicationFactorChange, which a ZooKeeper-era controller never
 // refused). Only the active controller answers; the others say

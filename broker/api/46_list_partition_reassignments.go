@@ -7,6 +7,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// ListPartitionReassignments (key 46), v0 (KIP-455): moves in progress with
+// their adding and removing replicas.
+
 // handleListPartitionReassignments lists the moves in flight (KIP-455);
 // only the active controller knows them.
 func (s *Server) handleListPartitionReassignments(c *Call) Reply {

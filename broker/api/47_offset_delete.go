@@ -7,6 +7,8 @@ import (
 	"kafgo/broker/group"
 )
 
+// OffsetDelete (key 47), v0.
+
 // handleOffsetDelete deletes committed offsets of partitions a group no
 // longer consumes. Unknown partitions are refused here; a group-level
 // error leaves the partition list empty, as in Kafka.

@@ -4,6 +4,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// DescribeCluster (key 60), v0-v1: cluster id, controller and live brokers
+// from the cluster view.
+
 func (s *Server) handleDescribeCluster(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeClusterRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeClusterResponse)

@@ -5,10 +5,10 @@ import (
 	"log/slog"
 	"time"
 
+	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
 	"kafgo/broker/group"
-	"kafgo/broker/metacache"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
@@ -18,7 +18,7 @@ type Deps struct {
 	BrokerID            int32
 	ClusterID           string
 	InterBrokerListener string
-	Cache               *metacache.Cache
+	Cache               *clusterview.Cache
 	Replicas            *replica.Manager
 	Logs                *storage.Manager
 	Controller          *controller.Controller

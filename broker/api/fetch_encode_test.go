@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 	"kafgo/broker/wire"
@@ -47,12 +48,12 @@ func TestFetchEncodingMatchesKmsg(t *testing.T) {
 	defer f.Close()
 
 	results := []replica.FetchResult{
-		{TP: storage.TopicPartition{Topic: "a", Partition: 0}, HighWatermark: 10, LastStableOffset: 10, LogStartOffset: 2,
+		{TP: partid.TopicPartition{Topic: "a", Partition: 0}, HighWatermark: 10, LastStableOffset: 10, LogStartOffset: 2,
 			Regions: []storage.FileRegion{{File: f, Position: 3, Size: 7}, {File: f, Position: 20, Size: 5}}, Bytes: 12},
-		{TP: storage.TopicPartition{Topic: "a", Partition: 1}, Err: kerr.NotLeaderForPartition, HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1},
-		{TP: storage.TopicPartition{Topic: "b", Partition: 7}, HighWatermark: 5, LastStableOffset: 5, LogStartOffset: 0,
+		{TP: partid.TopicPartition{Topic: "a", Partition: 1}, Err: kerr.NotLeaderForPartition, HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1},
+		{TP: partid.TopicPartition{Topic: "b", Partition: 7}, HighWatermark: 5, LastStableOffset: 5, LogStartOffset: 0,
 			Diverging: true, DivergingEpoch: 3, DivergingEndOffset: 42},
-		{TP: storage.TopicPartition{Topic: "a", Partition: 2}, HighWatermark: 0, LastStableOffset: 0, LogStartOffset: 0},
+		{TP: partid.TopicPartition{Topic: "a", Partition: 2}, HighWatermark: 0, LastStableOffset: 0, LogStartOffset: 0},
 	}
 	for v := int16(4); v <= 12; v++ {
 		t.Run("v"+string(rune('0'+v/10))+string(rune('0'+v%10)), func(t *testing.T) {

@@ -74,7 +74,7 @@
 //     group.min.session.timeout.ms above the max).
 //   - admin.listener (kafgo only): host:port of the HTTP admin endpoint
 //     (/metrics, /v1 JSON). Default empty, off, so several brokers on one
-//     host never collide and nothing listens unasked; config/dev.yaml sets
+//     host never collide and nothing listens unasked; examples/dev.yaml sets
 //     127.0.0.1:9644.
 //   - listeners, advertised.listeners and listener.security.protocol.map are
 //     read-only here (dynamic in Kafka): rebinding a live listener is not

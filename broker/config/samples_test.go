@@ -12,7 +12,7 @@ func TestSampleFiles(t *testing.T) {
 		file  string
 		check func(t *testing.T, b *Broker)
 	}{
-		{"../../config/dev.yaml", func(t *testing.T, b *Broker) {
+		{"../../examples/dev.yaml", func(t *testing.T, b *Broker) {
 			if b.BrokerID != 0 || !b.Embedded() {
 				t.Errorf("broker.id %d embedded %v", b.BrokerID, b.Embedded())
 			}
@@ -32,7 +32,7 @@ func TestSampleFiles(t *testing.T) {
 				t.Errorf("admin.listener %q", b.AdminListener)
 			}
 		}},
-		{"../../config/server.yaml", func(t *testing.T, b *Broker) {
+		{"../../examples/server.yaml", func(t *testing.T, b *Broker) {
 			if b.Embedded() || !reflect.DeepEqual(b.ZooKeeperServers, []string{"localhost:2181"}) {
 				t.Errorf("zookeeper %v", b.ZooKeeperServers)
 			}

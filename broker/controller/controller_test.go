@@ -17,6 +17,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
+	"kafgo/internal/testwait"
 )
 
 // fakeBrokers records the requests controllers send and answers them as a
@@ -118,7 +119,7 @@ func (h *harness) crash(id int32) {
 func (h *harness) active() *node {
 	h.t.Helper()
 	var found *node
-	waitFor(h.t, 10*time.Second, "one active controller", func() bool {
+	testwait.Until(h.t, 10*time.Second, "one active controller", func() bool {
 		found = nil
 		count := 0
 		for _, n := range h.nodes {
@@ -130,17 +131,6 @@ func (h *harness) active() *node {
 		return count == 1
 	})
 	return found
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func (h *harness) state(p tp) znode.PartitionState {
@@ -163,7 +153,7 @@ func TestElectionAndFailover(t *testing.T) {
 		t.Fatalf("first controller epoch %d, want 1", e)
 	}
 	for _, n := range h.nodes {
-		waitFor(t, 5*time.Second, "everyone sees the controller", func() bool { return n.ctl.ActiveID() == first.id })
+		testwait.Until(t, 5*time.Second, "everyone sees the controller", func() bool { return n.ctl.ActiveID() == first.id })
 	}
 	h.crash(first.id)
 	second := h.active()
@@ -190,7 +180,7 @@ func TestTopicCreationAndBrokerFailure(t *testing.T) {
 	}
 	for p := int32(0); p < 3; p++ {
 		part := tp{Topic: "t", Partition: p}
-		waitFor(t, 5*time.Second, "partition initialised", func() bool {
+		testwait.Until(t, 5*time.Second, "partition initialised", func() bool {
 			_, _, err := h.root.Get(ctx, znode.PartitionStatePath("t", p))
 			return err == nil
 		})
@@ -199,7 +189,7 @@ func TestTopicCreationAndBrokerFailure(t *testing.T) {
 			t.Fatalf("%s initial state %+v", part, st)
 		}
 		for _, r := range assignment[p] {
-			waitFor(t, 5*time.Second, fmt.Sprintf("LeaderAndIsr for %s to %d", part, r), func() bool {
+			testwait.Until(t, 5*time.Second, fmt.Sprintf("LeaderAndIsr for %s to %d", part, r), func() bool {
 				ps, _, ok := h.fake.lastLeaderAndISR(r, part)
 				return ok && ps.Leader == assignment[p][0] && ps.IsNew
 			})
@@ -213,7 +203,7 @@ func TestTopicCreationAndBrokerFailure(t *testing.T) {
 		victim = 3
 	}
 	h.crash(victim)
-	waitFor(t, 5*time.Second, "leaders moved off the dead broker", func() bool {
+	testwait.Until(t, 5*time.Second, "leaders moved off the dead broker", func() bool {
 		for p := int32(0); p < 3; p++ {
 			st := h.state(tp{Topic: "t", Partition: p})
 			if st.Leader == victim || slices.Contains(st.ISR, victim) {
@@ -253,7 +243,7 @@ func TestAlterPartitionValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := tp{Topic: "a", Partition: 0}
-	waitFor(t, 5*time.Second, "partition initialised", func() bool {
+	testwait.Until(t, 5*time.Second, "partition initialised", func() bool {
 		_, _, err := h.root.Get(ctx, znode.PartitionStatePath("a", 0))
 		return err == nil
 	})

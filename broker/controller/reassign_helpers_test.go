@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/meta/znode"
+	"kafgo/internal/testwait"
 )
 
 // stopped reports whether broker was sent StopReplica for p with delete.
@@ -73,7 +74,7 @@ func (h *harness) createTopic(name string, assignment map[int32][]int32) {
 		h.t.Fatal(err)
 	}
 	for p := range assignment {
-		waitFor(h.t, 5*time.Second, fmt.Sprintf("%s-%d initialised", name, p), func() bool {
+		testwait.Until(h.t, 5*time.Second, fmt.Sprintf("%s-%d initialised", name, p), func() bool {
 			_, _, err := h.root.Get(ctx, znode.PartitionStatePath(name, p))
 			return err == nil
 		})
@@ -174,7 +175,7 @@ func (h *harness) setISR(n *node, p tp, isr []int32) {
 func (h *harness) waitLeaderAndISR(broker int32, p tp, leaderEpoch int32) kmsg.LeaderAndISRRequestTopicPartition {
 	h.t.Helper()
 	var got kmsg.LeaderAndISRRequestTopicPartition
-	waitFor(h.t, 5*time.Second, fmt.Sprintf("LeaderAndIsr epoch %d for %s to %d", leaderEpoch, p, broker), func() bool {
+	testwait.Until(h.t, 5*time.Second, fmt.Sprintf("LeaderAndIsr epoch %d for %s to %d", leaderEpoch, p, broker), func() bool {
 		ps, _, ok := h.fake.lastLeaderAndISR(broker, p)
 		got = ps
 		return ok && ps.LeaderEpoch == leaderEpoch

@@ -11,6 +11,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
+	"kafgo/internal/testwait"
 )
 
 func TestReassignTo(t *testing.T) {
@@ -75,7 +76,7 @@ func TestReassignmentMovesPartitionAndLeader(t *testing.T) {
 			t.Fatalf("LeaderAndIsr to %d: IsNew %v", r, ps.IsNew)
 		}
 	}
-	waitFor(t, 5*time.Second, "metadata lists the union", func() bool {
+	testwait.Until(t, 5*time.Second, "metadata lists the union", func() bool {
 		rs, ok := h.fake.lastMetadataReplicas(2, p)
 		return ok && slices.Equal(rs, []int32{3, 4, 1, 2})
 	})
@@ -105,7 +106,7 @@ func TestReassignmentMovesPartitionAndLeader(t *testing.T) {
 		}
 	}
 	for _, r := range []int32{1, 2} {
-		waitFor(t, 5*time.Second, fmt.Sprintf("StopReplica(delete) to %d", r), func() bool { return h.fake.stopped(r, p) })
+		testwait.Until(t, 5*time.Second, fmt.Sprintf("StopReplica(delete) to %d", r), func() bool { return h.fake.stopped(r, p) })
 		if ps, _, _ := h.fake.lastLeaderAndISR(r, p); ps.LeaderEpoch > 1 {
 			t.Fatalf("removed replica %d was sent the final state %+v", r, ps)
 		}
@@ -134,7 +135,7 @@ func TestReassignmentKeepsLeaderInTarget(t *testing.T) {
 	if st := h.state(p); st.Leader != 1 || !slices.Equal(st.ISR, []int32{1, 3}) || st.LeaderEpoch != 2 {
 		t.Fatalf("state after completion: %+v", st)
 	}
-	waitFor(t, 5*time.Second, "StopReplica(delete) to 2", func() bool { return h.fake.stopped(2, p) })
+	testwait.Until(t, 5*time.Second, "StopReplica(delete) to 2", func() bool { return h.fake.stopped(2, p) })
 	if h.fake.stopped(1, p) || h.fake.stopped(3, p) {
 		t.Fatal("a target replica was stopped")
 	}
@@ -156,7 +157,7 @@ func TestReassignmentToSubsetCompletesAtOnce(t *testing.T) {
 	if st := h.state(p); st.Leader != 2 || !slices.Equal(st.ISR, []int32{2, 3}) {
 		t.Fatalf("state: %+v", st)
 	}
-	waitFor(t, 5*time.Second, "StopReplica(delete) to 1", func() bool { return h.fake.stopped(1, p) })
+	testwait.Until(t, 5*time.Second, "StopReplica(delete) to 1", func() bool { return h.fake.stopped(1, p) })
 }
 
 // TestReassignmentCancelAndReplace: a replacing target is taken against the
@@ -184,7 +185,7 @@ func TestReassignmentCancelAndReplace(t *testing.T) {
 	if st := h.state(p); !slices.Equal(st.ISR, []int32{1, 2}) {
 		t.Fatalf("replica 4, no longer wanted, stays in the ISR: %+v", st)
 	}
-	waitFor(t, 5*time.Second, "StopReplica(delete) to 4", func() bool { return h.fake.stopped(4, p) })
+	testwait.Until(t, 5*time.Second, "StopReplica(delete) to 4", func() bool { return h.fake.stopped(4, p) })
 
 	if err := h.reassign(ctl, p, nil); err != nil {
 		t.Fatal(err)
@@ -195,7 +196,7 @@ func TestReassignmentCancelAndReplace(t *testing.T) {
 	if st := h.state(p); st.Leader != 1 || !slices.Equal(st.ISR, []int32{1, 2}) {
 		t.Fatalf("state after cancel: %+v", st)
 	}
-	waitFor(t, 5*time.Second, "StopReplica(delete) to 3", func() bool { return h.fake.stopped(3, p) })
+	testwait.Until(t, 5*time.Second, "StopReplica(delete) to 3", func() bool { return h.fake.stopped(3, p) })
 	if h.fake.stopped(1, p) || h.fake.stopped(2, p) {
 		t.Fatal("an original replica was stopped by the cancel")
 	}
@@ -270,7 +271,7 @@ func TestReassignmentResumesAfterFailover(t *testing.T) {
 	if a := h.topicZnode("fo"); !slices.Equal(a.Partitions[0], []int32{o[2], o[1]}) || len(a.AddingReplicas) != 0 {
 		t.Fatalf("topic znode: %+v", a)
 	}
-	waitFor(t, 5*time.Second, "StopReplica(delete) to the removed replica", func() bool { return h.fake.stopped(o[0], p) })
+	testwait.Until(t, 5*time.Second, "StopReplica(delete) to the removed replica", func() bool { return h.fake.stopped(o[0], p) })
 }
 
 // TestLegacyReassignZnode: a request written to /admin/reassign_partitions
@@ -308,13 +309,13 @@ func TestLegacyReassignZnode(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, 5*time.Second, "both moves started and the bad entry pruned", func() bool {
+	testwait.Until(t, 5*time.Second, "both moves started and the bad entry pruned", func() bool {
 		return len(h.listed(ctl)) == 2 && slices.Equal(entries(), []string{"zk-0", "zk-1"})
 	})
 	h.setISR(ctl, tp{Topic: "zk", Partition: 0}, []int32{1, 2, 3})
-	waitFor(t, 5*time.Second, "zk-0 pruned", func() bool { return slices.Equal(entries(), []string{"zk-1"}) })
+	testwait.Until(t, 5*time.Second, "zk-0 pruned", func() bool { return slices.Equal(entries(), []string{"zk-1"}) })
 	h.setISR(ctl, tp{Topic: "zk", Partition: 1}, []int32{2, 3, 1})
-	waitFor(t, 5*time.Second, "znode deleted", func() bool {
+	testwait.Until(t, 5*time.Second, "znode deleted", func() bool {
 		ok, _, err := h.root.Exists(ctx, znode.ReassignPartitionsPath)
 		return err == nil && !ok
 	})
@@ -331,7 +332,7 @@ func TestLegacyReassignZnode(t *testing.T) {
 	if _, err := h.root.Create(ctx, znode.ReassignPartitionsPath, data, meta.Persistent); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "second request done", func() bool {
+	testwait.Until(t, 5*time.Second, "second request done", func() bool {
 		ok, _, _ := h.root.Exists(ctx, znode.ReassignPartitionsPath)
 		return !ok && slices.Equal(h.topicZnode("zk").Partitions[0], []int32{3})
 	})

@@ -4,10 +4,10 @@ import (
 	"slices"
 	"sort"
 
-	"kafgo/broker/storage"
+	"kafgo/broker/partid"
 )
 
-type tp = storage.TopicPartition
+type tp = partid.TopicPartition
 
 // endpoint is a broker listener from its registration.
 type endpoint struct {

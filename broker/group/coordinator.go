@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"kafgo/broker/metacache"
+	"kafgo/broker/clusterview"
 )
 
 // shard is one __consumer_offsets partition this broker leads: its groups
@@ -33,7 +33,7 @@ type shard struct {
 type Coordinator struct {
 	cfg    Config
 	log    Log
-	cache  *metacache.Cache
+	cache  *clusterview.Cache
 	clock  Clock
 	logger *slog.Logger
 
@@ -52,7 +52,7 @@ type Coordinator struct {
 
 // New builds a coordinator; cache (may be nil in tests) tells the real
 // partition count of __consumer_offsets once it exists.
-func New(cfg Config, log Log, cache *metacache.Cache) *Coordinator {
+func New(cfg Config, log Log, cache *clusterview.Cache) *Coordinator {
 	cfg.setDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Coordinator{

@@ -13,6 +13,7 @@ import (
 
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
+	"kafgo/internal/testwait"
 )
 
 // fakeClock runs timers when the test advances it, in deadline order, on
@@ -226,16 +227,10 @@ func newEnvWithLog(t *testing.T, log *fakeLog, mod func(*Config)) *env {
 
 func (e *env) waitLoaded() {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, _, err := e.c.shardFor("any"); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatal("partition 0 did not load")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(e.t, 5*time.Second, "partition 0 to load", func() bool {
+		_, _, err := e.c.shardFor("any")
+		return err == nil
+	})
 }
 
 func recv[T any](t *testing.T, ch <-chan T) T {

@@ -1,6 +1,7 @@
 package group
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
+	"kafgo/internal/testwait"
 )
 
 // cloneLog copies a fake log, as a new leader's replica would have it.
@@ -195,19 +197,14 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 		t.Fatalf("describe %+v", d)
 	}
 	close(l.readHold)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		res, err := c.FetchOffsets("g", []TopicPartition{{"t", 0}})
-		if err == nil {
-			if res[0].Offset != 3 {
-				t.Fatalf("loaded offset %+v", res)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %v", err)
-		}
-		time.Sleep(time.Millisecond)
+	var res []FetchedOffset
+	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
+		var err error
+		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}})
+		return err == nil, fmt.Sprint(err)
+	})
+	if res[0].Offset != 3 {
+		t.Fatalf("loaded offset %+v", res)
 	}
 }
 

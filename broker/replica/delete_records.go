@@ -5,15 +5,15 @@ import (
 	"errors"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
+	"kafgo/broker/partid"
 
-	"kafgo/broker/storage"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // DeleteRecordsPartition asks to delete the records of TP below Offset
 // (-1: below the high watermark).
 type DeleteRecordsPartition struct {
-	TP     storage.TopicPartition
+	TP     partid.TopicPartition
 	Offset int64
 }
 
@@ -21,7 +21,7 @@ type DeleteRecordsPartition struct {
 // lowest log start offset over the live replicas) when the request settled,
 // -1 when it failed before that.
 type DeleteRecordsResult struct {
-	TP           storage.TopicPartition
+	TP           partid.TopicPartition
 	LowWatermark int64
 	Err          error
 }
@@ -34,7 +34,7 @@ type DeleteRecordsResult struct {
 // leader's fetch answers and report theirs in their next fetch.
 func (m *Manager) DeleteRecords(ctx context.Context, timeout time.Duration, parts []DeleteRecordsPartition) []DeleteRecordsResult {
 	out := make([]DeleteRecordsResult, len(parts))
-	tps := make([]storage.TopicPartition, len(parts))
+	tps := make([]partid.TopicPartition, len(parts))
 	errs := make([]error, len(parts))
 	targets := make([]int64, len(parts))
 	for i, dp := range parts {

@@ -8,7 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"kafgo/broker/metacache"
+	"kafgo/broker/clusterview"
+	"kafgo/internal/testwait"
 )
 
 // followerFetchFrom is a follower fetch that reports the follower's log
@@ -25,9 +26,9 @@ func followerFetchFrom(m *Manager, id int32, offset, logStart int64) FetchResult
 // follower that never follows leaves the request to time out with the low
 // watermark reached so far.
 func TestDeleteRecordsWaitsForLiveFollowers(t *testing.T) {
-	var cache *metacache.Cache
+	var cache *clusterview.Cache
 	m, _, _ := newManagerWith(t, 1, func(c *Config, _ *clock) { cache = c.Cache })
-	cache.Apply(metacache.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []metacache.Broker{{ID: 1}, {ID: 2}, {ID: 3}}})
+	cache.Apply(clusterview.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []clusterview.Broker{{ID: 1}, {ID: 2}, {ID: 3}}})
 	if code := m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1, 2, 3}, []int32{1, 2, 3})).Topics[0].Partitions[0].ErrorCode; code != 0 {
 		t.Fatalf("LeaderAndIsr: %v", kerr.ErrorForCode(code))
 	}
@@ -45,7 +46,7 @@ func TestDeleteRecordsWaitsForLiveFollowers(t *testing.T) {
 	go func() {
 		done <- m.DeleteRecords(context.Background(), time.Minute, []DeleteRecordsPartition{{TP: tp0, Offset: 6}})[0]
 	}()
-	waitFor(t, func() bool { return p.log.LogStartOffset() == 6 }, "the leader's log start offset to move")
+	testwait.Until(t, 5*time.Second, "the leader's log start offset to move", func() bool { return p.log.LogStartOffset() == 6 })
 	followerFetchFrom(m, 2, 10, 6)
 	select {
 	case r := <-done:
@@ -63,11 +64,11 @@ func TestDeleteRecordsWaitsForLiveFollowers(t *testing.T) {
 	}
 
 	// Broker 3 leaves the metadata: only the leader and follower 2 count.
-	cache.Apply(metacache.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []metacache.Broker{{ID: 1}, {ID: 2}}})
+	cache.Apply(clusterview.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []clusterview.Broker{{ID: 1}, {ID: 2}}})
 	go func() {
 		done <- m.DeleteRecords(context.Background(), time.Minute, []DeleteRecordsPartition{{TP: tp0, Offset: -1}})[0]
 	}()
-	waitFor(t, func() bool { return p.log.LogStartOffset() == 10 }, "the log start offset to reach the HW")
+	testwait.Until(t, 5*time.Second, "the log start offset to reach the HW", func() bool { return p.log.LogStartOffset() == 10 })
 	followerFetchFrom(m, 2, 10, 10)
 	select {
 	case r := <-done:
@@ -80,7 +81,7 @@ func TestDeleteRecordsWaitsForLiveFollowers(t *testing.T) {
 
 	// A live follower that does not follow: REQUEST_TIMED_OUT, with the
 	// low watermark it is stuck at.
-	cache.Apply(metacache.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []metacache.Broker{{ID: 1}, {ID: 2}, {ID: 3}}})
+	cache.Apply(clusterview.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []clusterview.Broker{{ID: 1}, {ID: 2}, {ID: 3}}})
 	if res := m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 5)}}); res[0].Err != nil {
 		t.Fatal(res[0].Err)
 	}

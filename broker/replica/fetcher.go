@@ -11,7 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/storage"
+	"kafgo/broker/partid"
 	"kafgo/broker/wire"
 )
 
@@ -45,7 +45,7 @@ type fetcherManager struct {
 	m        *Manager
 	mu       sync.Mutex
 	fetchers map[fetcherKey]*fetcher
-	byTP     map[storage.TopicPartition]*fetcher
+	byTP     map[partid.TopicPartition]*fetcher
 	leaders  map[int32]string // inter-broker address from LeaderAndIsr live_leaders
 }
 
@@ -53,7 +53,7 @@ func newFetcherManager(m *Manager) *fetcherManager {
 	return &fetcherManager{
 		m:        m,
 		fetchers: make(map[fetcherKey]*fetcher),
-		byTP:     make(map[storage.TopicPartition]*fetcher),
+		byTP:     make(map[partid.TopicPartition]*fetcher),
 		leaders:  make(map[int32]string),
 	}
 }
@@ -103,7 +103,7 @@ func (fm *fetcherManager) add(p *Partition, leader, epoch int32) {
 
 // remove stops fetching tp. When it returns, no fetcher touches the
 // partition's log any more: the fetcher applies responses under its lock.
-func (fm *fetcherManager) remove(tp storage.TopicPartition) {
+func (fm *fetcherManager) remove(tp partid.TopicPartition) {
 	fm.mu.Lock()
 	f, ok := fm.byTP[tp]
 	delete(fm.byTP, tp)
@@ -137,7 +137,7 @@ func (fm *fetcherManager) shutdown() {
 		fs = append(fs, f)
 		delete(fm.fetchers, k)
 	}
-	fm.byTP = make(map[storage.TopicPartition]*fetcher)
+	fm.byTP = make(map[partid.TopicPartition]*fetcher)
 	fm.mu.Unlock()
 	for _, f := range fs {
 		f.close()
@@ -151,7 +151,7 @@ type fetcher struct {
 	m     *Manager
 	key   fetcherKey
 	mu    sync.Mutex // guards parts; held while applying a response
-	parts map[storage.TopicPartition]*fetchState
+	parts map[partid.TopicPartition]*fetchState
 
 	wake     chan struct{}
 	stop     chan struct{}
@@ -162,7 +162,7 @@ type fetcher struct {
 func newFetcher(fm *fetcherManager, key fetcherKey) *fetcher {
 	return &fetcher{
 		fm: fm, m: fm.m, key: key,
-		parts: make(map[storage.TopicPartition]*fetchState),
+		parts: make(map[partid.TopicPartition]*fetchState),
 		wake:  make(chan struct{}, 1),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),

@@ -6,8 +6,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/record"
-	"kafgo/broker/storage"
 	"kafgo/broker/wire"
 )
 
@@ -49,13 +49,13 @@ func (f *fetcher) truncate(client *wire.Client, states []fetchState) error {
 		return err
 	}
 	resp := kresp.(*kmsg.OffsetForLeaderEpochResponse)
-	planned := map[storage.TopicPartition]fetchState{}
+	planned := map[partid.TopicPartition]fetchState{}
 	for _, st := range states {
 		planned[st.p.tp] = st
 	}
 	for _, t := range resp.Topics {
 		for _, rp := range t.Partitions {
-			tp := storage.TopicPartition{Topic: t.Topic, Partition: rp.Partition}
+			tp := partid.TopicPartition{Topic: t.Topic, Partition: rp.Partition}
 			st, ok := planned[tp]
 			if !ok {
 				continue
@@ -231,7 +231,7 @@ func (f *fetcher) fetch(client *wire.Client, states []fetchState) error {
 	if resp.ErrorCode != 0 {
 		return fmt.Errorf("replica: fetch from %d: %w", f.key.leader, kerr.ErrorForCode(resp.ErrorCode))
 	}
-	planned := make(map[storage.TopicPartition]fetchState, len(states))
+	planned := make(map[partid.TopicPartition]fetchState, len(states))
 	for _, st := range states {
 		planned[st.p.tp] = st
 	}
@@ -241,7 +241,7 @@ func (f *fetcher) fetch(client *wire.Client, states []fetchState) error {
 		t := &resp.Topics[ti]
 		for pi := range t.Partitions {
 			rp := &t.Partitions[pi]
-			st, ok := planned[storage.TopicPartition{Topic: t.Topic, Partition: rp.Partition}]
+			st, ok := planned[partid.TopicPartition{Topic: t.Topic, Partition: rp.Partition}]
 			if !ok {
 				continue
 			}

@@ -11,7 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/metacache"
+	"kafgo/broker/clusterview"
+	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
 )
@@ -25,7 +26,7 @@ type ControllerClient interface {
 type Config struct {
 	BrokerID   int32
 	Logs       *storage.Manager
-	Cache      *metacache.Cache
+	Cache      *clusterview.Cache
 	ConfigFor  func(topic string) PartitionConfig
 	Controller ControllerClient
 	// InterBrokerListener names the listener followers use to reach leaders.
@@ -50,7 +51,7 @@ type Config struct {
 	// leader or follower here, or stops being served, outside partition
 	// locks; the group coordinator loads and unloads __consumer_offsets
 	// partitions with it. It must not block.
-	OnLeadershipChange func(tp storage.TopicPartition, leader bool, leaderEpoch int32)
+	OnLeadershipChange func(tp partid.TopicPartition, leader bool, leaderEpoch int32)
 }
 
 // Manager is the set of partition replicas on this broker (Kafka's
@@ -63,10 +64,10 @@ type Manager struct {
 	now      func() time.Time
 
 	mu              sync.RWMutex
-	partitions      map[storage.TopicPartition]*Partition
+	partitions      map[partid.TopicPartition]*Partition
 	controllerEpoch int32
 	brokerEpoch     int64
-	initialHW       map[storage.TopicPartition]int64
+	initialHW       map[partid.TopicPartition]int64
 
 	fetchers *fetcherManager
 
@@ -117,7 +118,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		logs:            cfg.Logs,
 		log:             cfg.Logger.With("component", "replica"),
 		now:             cfg.Clock,
-		partitions:      make(map[storage.TopicPartition]*Partition),
+		partitions:      make(map[partid.TopicPartition]*Partition),
 		controllerEpoch: -1,
 		brokerEpoch:     -1,
 		initialHW:       hws,
@@ -189,7 +190,7 @@ func (m *Manager) BrokerEpoch() int64 {
 }
 
 // Partition returns a hosted partition.
-func (m *Manager) Partition(tp storage.TopicPartition) (*Partition, bool) {
+func (m *Manager) Partition(tp partid.TopicPartition) (*Partition, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	p, ok := m.partitions[tp]
@@ -217,7 +218,7 @@ func (m *Manager) Partitions() []*Partition {
 // LeaderPartition returns the partition if this broker leads it, else the
 // error a client should get: NOT_LEADER_OR_FOLLOWER when the partition is
 // known to the cluster, UNKNOWN_TOPIC_OR_PARTITION when it is not.
-func (m *Manager) LeaderPartition(tp storage.TopicPartition) (*Partition, error) {
+func (m *Manager) LeaderPartition(tp partid.TopicPartition) (*Partition, error) {
 	p, ok := m.Partition(tp)
 	if ok && p.IsLeader() {
 		return p, nil
@@ -225,7 +226,7 @@ func (m *Manager) LeaderPartition(tp storage.TopicPartition) (*Partition, error)
 	return nil, m.notLeaderError(tp)
 }
 
-func (m *Manager) notLeaderError(tp storage.TopicPartition) error {
+func (m *Manager) notLeaderError(tp partid.TopicPartition) error {
 	if _, known := m.cfg.Cache.View().Partition(tp.Topic, tp.Partition); known {
 		return kerr.NotLeaderForPartition
 	}
@@ -248,7 +249,7 @@ func (m *Manager) UpdateTopicConfig(topic string) {
 }
 
 // getOrCreatePartition returns the partition, creating it and its log.
-func (m *Manager) getOrCreatePartition(tp storage.TopicPartition, topicID [16]byte) (*Partition, error) {
+func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byte) (*Partition, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.partitions[tp]; ok {
@@ -277,7 +278,7 @@ func (m *Manager) getOrCreatePartition(tp storage.TopicPartition, topicID [16]by
 // CheckpointHighWatermarks writes every partition's HW to
 // replication-offset-checkpoint.
 func (m *Manager) CheckpointHighWatermarks() error {
-	hws := make(map[storage.TopicPartition]int64)
+	hws := make(map[partid.TopicPartition]int64)
 	for _, p := range m.Partitions() {
 		hws[p.tp] = p.hw.Load()
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
 )
@@ -35,7 +36,7 @@ type followerState struct {
 
 // Partition is one partition replica on this broker.
 type Partition struct {
-	tp  storage.TopicPartition
+	tp  partid.TopicPartition
 	log *storage.Log
 	m   *Manager
 
@@ -67,7 +68,7 @@ type Partition struct {
 }
 
 // TopicPartition names the partition.
-func (p *Partition) TopicPartition() storage.TopicPartition { return p.tp }
+func (p *Partition) TopicPartition() partid.TopicPartition { return p.tp }
 
 // Log is the partition's local log.
 func (p *Partition) Log() *storage.Log { return p.log }
@@ -81,7 +82,7 @@ func (p *Partition) Config() PartitionConfig { return *p.cfg.Load() }
 // State is a consistent copy of a partition's replication state, for
 // answering requests and the admin API.
 type State struct {
-	TopicPartition  storage.TopicPartition
+	TopicPartition  partid.TopicPartition
 	TopicID         [16]byte
 	Leader          int32
 	LeaderEpoch     int32

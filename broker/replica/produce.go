@@ -4,18 +4,19 @@ import (
 	"context"
 	"time"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/storage"
 )
 
 // ProducePartition is one partition's validated batches.
 type ProducePartition struct {
-	TP      storage.TopicPartition
+	TP      partid.TopicPartition
 	Batches []byte
 }
 
 // ProduceResult is one partition's outcome.
 type ProduceResult struct {
-	TP             storage.TopicPartition
+	TP             partid.TopicPartition
 	Err            error
 	Info           storage.AppendInfo
 	LogStartOffset int64
@@ -44,7 +45,7 @@ func (m *Manager) AppendToLeaders(acks int16, parts []ProducePartition) []Produc
 // to the whole ISR (the HW passed its last offset), or timeout passes
 // (REQUEST_TIMED_OUT). It updates results in place.
 func (m *Manager) WaitForAcks(ctx context.Context, timeout time.Duration, results []ProduceResult) {
-	tps := make([]storage.TopicPartition, len(results))
+	tps := make([]partid.TopicPartition, len(results))
 	errs := make([]error, len(results))
 	for i, r := range results {
 		tps[i], errs[i] = r.TP, r.Err

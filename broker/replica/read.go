@@ -8,12 +8,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/storage"
 )
 
 // FetchPartition is one partition of a fetch.
 type FetchPartition struct {
-	TP                 storage.TopicPartition
+	TP                 partid.TopicPartition
 	FetchOffset        int64
 	LogStartOffset     int64 // the follower's, -1 from consumers
 	MaxBytes           int32
@@ -33,7 +34,7 @@ type FetchRequest struct {
 
 // FetchResult is one partition's answer.
 type FetchResult struct {
-	TP               storage.TopicPartition
+	TP               partid.TopicPartition
 	Err              error
 	HighWatermark    int64
 	LastStableOffset int64

@@ -13,9 +13,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/metacache"
+	"kafgo/broker/clusterview"
+	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/storage"
+	"kafgo/internal/testwait"
 )
 
 // fakeController records AlterPartition proposals and accepts them.
@@ -85,7 +87,7 @@ func newManagerWith(t *testing.T, minISR int32, adjust func(*Config, *clock)) (*
 	ctl := &fakeController{}
 	clk := &clock{t: time.Unix(1_700_000_000, 0)}
 	cfg := Config{
-		BrokerID: 1, Logs: logs, Cache: metacache.New(), Controller: ctl,
+		BrokerID: 1, Logs: logs, Cache: clusterview.New(), Controller: ctl,
 		ConfigFor: func(string) PartitionConfig {
 			return PartitionConfig{Log: storage.DefaultLogConfig(), MinInsyncReplicas: minISR, MaxMessageBytes: 1 << 20}
 		},
@@ -102,7 +104,7 @@ func newManagerWith(t *testing.T, minISR int32, adjust func(*Config, *clock)) (*
 	return m, ctl, clk
 }
 
-var tp0 = storage.TopicPartition{Topic: "t", Partition: 0}
+var tp0 = partid.TopicPartition{Topic: "t", Partition: 0}
 
 func leaderAndISR(leader, epoch int32, isr, replicas []int32) *kmsg.LeaderAndISRRequest {
 	req := kmsg.NewPtrLeaderAndISRRequest()
@@ -205,9 +207,9 @@ func TestAcksAllWaitsAndMinISR(t *testing.T) {
 	res = m.AppendToLeaders(-1, []ProducePartition{{TP: tp0, Batches: batch(t, 2)}})
 	clk.add(11 * time.Second)
 	m.shrinkISRs()
-	waitFor(t, func() bool { return slices.Equal(ctl.last(), []int32{1}) }, "ISR shrink proposal")
+	testwait.Until(t, 5*time.Second, "ISR shrink proposal", func() bool { return slices.Equal(ctl.last(), []int32{1}) })
 	p, _ := m.Partition(tp0)
-	waitFor(t, func() bool { return slices.Equal(p.State().ISR, []int32{1}) }, "ISR shrink applied")
+	testwait.Until(t, 5*time.Second, "ISR shrink applied", func() bool { return slices.Equal(p.State().ISR, []int32{1}) })
 	m.WaitForAcks(context.Background(), time.Second, res)
 	if !errors.Is(res[0].Err, kerr.NotEnoughReplicasAfterAppend) {
 		t.Fatalf("acks=all with the ISR shrunk under it: %v, want NOT_ENOUGH_REPLICAS_AFTER_APPEND", res[0].Err)
@@ -224,18 +226,7 @@ func TestAcksAllWaitsAndMinISR(t *testing.T) {
 		t.Fatal(r[0].Err)
 	}
 	followerFetch(m, 2, 6)
-	waitFor(t, func() bool { return slices.Equal(ctl.last(), []int32{1, 2}) }, "ISR expand proposal")
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, 5*time.Second, "ISR expand proposal", func() bool { return slices.Equal(ctl.last(), []int32{1, 2}) })
 }
 
 // TestTruncationByLeaderEpoch checks KIP-101/279's rules on a follower log

@@ -3,10 +3,10 @@ package replica
 import (
 	"time"
 
+	"kafgo/broker/partid"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"kafgo/broker/storage"
 )
 
 // HandleLeaderAndISR applies a controller's LeaderAndIsr (v2+ layout): the
@@ -39,7 +39,7 @@ func (m *Manager) HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.Leader
 		rt := kmsg.NewLeaderAndISRResponseTopic()
 		rt.TopicID = ts.TopicID
 		for _, ps := range ts.PartitionStates {
-			tp := storage.TopicPartition{Topic: ts.Topic, Partition: ps.Partition}
+			tp := partid.TopicPartition{Topic: ts.Topic, Partition: ps.Partition}
 			rp := kmsg.NewLeaderAndISRResponseTopicPartition()
 			rp.Topic = ts.Topic
 			rp.Partition = ps.Partition
@@ -52,7 +52,7 @@ func (m *Manager) HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.Leader
 	return resp
 }
 
-func (m *Manager) applyPartitionState(tp storage.TopicPartition, topicID [16]byte, ps kmsg.LeaderAndISRRequestTopicPartition, now time.Time) int16 {
+func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte, ps kmsg.LeaderAndISRRequestTopicPartition, now time.Time) int16 {
 	hosted := false
 	for _, r := range ps.Replicas {
 		if r == m.brokerID {
@@ -101,7 +101,7 @@ func (m *Manager) applyPartitionState(tp storage.TopicPartition, topicID [16]byt
 	return 0
 }
 
-func (m *Manager) leadershipChanged(tp storage.TopicPartition, leader bool, epoch int32) {
+func (m *Manager) leadershipChanged(tp partid.TopicPartition, leader bool, epoch int32) {
 	if m.cfg.OnLeadershipChange != nil {
 		m.cfg.OnLeadershipChange(tp, leader, epoch)
 	}
@@ -125,7 +125,7 @@ func (m *Manager) HandleStopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopRepl
 	}
 	for _, t := range req.Topics {
 		for _, ps := range t.PartitionStates {
-			tp := storage.TopicPartition{Topic: t.Topic, Partition: ps.Partition}
+			tp := partid.TopicPartition{Topic: t.Topic, Partition: ps.Partition}
 			rp := kmsg.NewStopReplicaResponsePartition()
 			rp.Topic = t.Topic
 			rp.Partition = ps.Partition
@@ -136,7 +136,7 @@ func (m *Manager) HandleStopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopRepl
 	return resp
 }
 
-func (m *Manager) stopReplica(tp storage.TopicPartition, del bool) int16 {
+func (m *Manager) stopReplica(tp partid.TopicPartition, del bool) int16 {
 	m.fetchers.remove(tp)
 	m.mu.Lock()
 	p, ok := m.partitions[tp]

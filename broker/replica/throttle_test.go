@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
 )
@@ -91,7 +92,7 @@ func TestLeaderThrottleOnlyThrottledPartitions(t *testing.T) {
 	m := newThrottledManager(t)
 	leaderQ, _ := m.Quotas()
 	leaderQ.Record(1 << 20)
-	free := storage.TopicPartition{Topic: "free", Partition: 0}
+	free := partid.TopicPartition{Topic: "free", Partition: 0}
 	req := leaderAndISR(1, 0, []int32{1}, []int32{1, 3})
 	req.TopicStates[0].Topic = free.Topic
 	m.HandleLeaderAndISR(req)
@@ -121,7 +122,7 @@ func TestFollowerThrottle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	freeTP := storage.TopicPartition{Topic: "free", Partition: 0}
+	freeTP := partid.TopicPartition{Topic: "free", Partition: 0}
 	free, err := m.getOrCreatePartition(freeTP, [16]byte{})
 	if err != nil {
 		t.Fatal(err)
@@ -129,9 +130,9 @@ func TestFollowerThrottle(t *testing.T) {
 	// A fetcher that is never run: plan and apply are exercised directly.
 	f := newFetcher(m.fetchers, fetcherKey{leader: 2})
 	f.parts[tp0] = &fetchState{p: slow}
-	planned := func() ([]storage.TopicPartition, time.Duration) {
+	planned := func() ([]partid.TopicPartition, time.Duration) {
 		_, _, fetches, wake := f.plan(m.now())
-		var tps []storage.TopicPartition
+		var tps []partid.TopicPartition
 		for _, st := range fetches {
 			tps = append(tps, st.p.tp)
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
+	"kafgo/broker/partid"
 
-	"kafgo/broker/storage"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // settle is Kafka's delayed-operation purgatory for one request: it waits
@@ -18,7 +18,7 @@ import (
 //
 // The deadline is wall-clock time, not the manager's clock: it is waited
 // for with a timer.
-func (m *Manager) settle(ctx context.Context, timeout time.Duration, tps []storage.TopicPartition, errs []error, check func(i int, p *Partition) (bool, error)) {
+func (m *Manager) settle(ctx context.Context, timeout time.Duration, tps []partid.TopicPartition, errs []error, check func(i int, p *Partition) (bool, error)) {
 	deadline := time.Now().Add(timeout)
 	wake := make(chan struct{}, 1)
 	settled := make([]bool, len(tps))

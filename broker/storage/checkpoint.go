@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"kafgo/broker/partid"
 )
 
 // maxCheckpointBytes bounds what we read of a checkpoint file: a log dir
@@ -69,10 +71,10 @@ func formatCheckpoint(lines []string) []byte {
 // replication-offset-checkpoint or log-start-offset-checkpoint file
 // (entries "topic partition offset"). A missing file is an empty map, as
 // Kafka treats it.
-func ReadOffsetCheckpoint(path string) (map[TopicPartition]int64, error) {
+func ReadOffsetCheckpoint(path string) (map[partid.TopicPartition]int64, error) {
 	data, err := readSmallFile(path, maxCheckpointBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[TopicPartition]int64{}, nil
+		return map[partid.TopicPartition]int64{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -80,12 +82,12 @@ func ReadOffsetCheckpoint(path string) (map[TopicPartition]int64, error) {
 	return parseOffsetCheckpoint(path, data)
 }
 
-func parseOffsetCheckpoint(path string, data []byte) (map[TopicPartition]int64, error) {
+func parseOffsetCheckpoint(path string, data []byte) (map[partid.TopicPartition]int64, error) {
 	rows, err := parseCheckpoint(path, data, 3)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[TopicPartition]int64, len(rows))
+	out := make(map[partid.TopicPartition]int64, len(rows))
 	for i, f := range rows {
 		p, err1 := strconv.ParseInt(f[1], 10, 32)
 		off, err2 := strconv.ParseInt(f[2], 10, 64)
@@ -95,23 +97,23 @@ func parseOffsetCheckpoint(path string, data []byte) (map[TopicPartition]int64, 
 		if err := ValidateTopicName(f[0]); err != nil {
 			return nil, fmt.Errorf("storage: %s line %d: %w: %w", path, i+3, err, ErrCorruptFile)
 		}
-		out[TopicPartition{Topic: f[0], Partition: int32(p)}] = off
+		out[partid.TopicPartition{Topic: f[0], Partition: int32(p)}] = off
 	}
 	return out, nil
 }
 
 // WriteOffsetCheckpoint atomically writes an offset checkpoint file. Entries
 // are sorted by topic and partition so the file is deterministic.
-func WriteOffsetCheckpoint(path string, offsets map[TopicPartition]int64) error {
+func WriteOffsetCheckpoint(path string, offsets map[partid.TopicPartition]int64) error {
 	return writeFileAtomic(path, formatOffsetCheckpoint(offsets))
 }
 
-func formatOffsetCheckpoint(offsets map[TopicPartition]int64) []byte {
-	tps := make([]TopicPartition, 0, len(offsets))
+func formatOffsetCheckpoint(offsets map[partid.TopicPartition]int64) []byte {
+	tps := make([]partid.TopicPartition, 0, len(offsets))
 	for tp := range offsets {
 		tps = append(tps, tp)
 	}
-	slices.SortFunc(tps, func(a, b TopicPartition) int {
+	slices.SortFunc(tps, func(a, b partid.TopicPartition) int {
 		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
 			return c
 		}

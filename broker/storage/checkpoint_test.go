@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/broker/partid"
 	"kafgo/internal/uuid"
 )
 
 func TestOffsetCheckpointText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), RecoveryPointCheckpointFile)
-	in := map[TopicPartition]int64{{"orders", 1}: 1498, {"orders", 0}: 1523, {"a.b-c_d", 10}: 0}
+	in := map[partid.TopicPartition]int64{{Topic: "orders", Partition: 1}: 1498, {Topic: "orders", Partition: 0}: 1523, {Topic: "a.b-c_d", Partition: 10}: 0}
 	if err := WriteOffsetCheckpoint(path, in); err != nil {
 		t.Fatal(err)
 	}
@@ -157,26 +158,26 @@ func TestMetaProperties(t *testing.T) {
 func TestTopicPartitionDir(t *testing.T) {
 	tests := []struct {
 		in   string
-		want TopicPartition
+		want partid.TopicPartition
 		ok   bool
 	}{
-		{"orders-3", TopicPartition{"orders", 3}, true},
-		{"my-topic-name-12", TopicPartition{"my-topic-name", 12}, true},
-		{"__consumer_offsets-49", TopicPartition{"__consumer_offsets", 49}, true},
-		{"orders", TopicPartition{}, false},
-		{"orders-", TopicPartition{}, false},
-		{"-3", TopicPartition{}, false},
-		{"orders--1", TopicPartition{"orders-", 1}, true}, // topic "orders-"
-		{"orders-+1", TopicPartition{}, false},
-		{"orders-3.0123456789abcdef0123456789abcdef-delete", TopicPartition{}, false},
-		{"orders-3-future", TopicPartition{}, false},
-		{"or ders-3", TopicPartition{}, false},
+		{"orders-3", partid.TopicPartition{Topic: "orders", Partition: 3}, true},
+		{"my-topic-name-12", partid.TopicPartition{Topic: "my-topic-name", Partition: 12}, true},
+		{"__consumer_offsets-49", partid.TopicPartition{Topic: "__consumer_offsets", Partition: 49}, true},
+		{"orders", partid.TopicPartition{}, false},
+		{"orders-", partid.TopicPartition{}, false},
+		{"-3", partid.TopicPartition{}, false},
+		{"orders--1", partid.TopicPartition{Topic: "orders-", Partition: 1}, true}, // topic "orders-"
+		{"orders-+1", partid.TopicPartition{}, false},
+		{"orders-3.0123456789abcdef0123456789abcdef-delete", partid.TopicPartition{}, false},
+		{"orders-3-future", partid.TopicPartition{}, false},
+		{"or ders-3", partid.TopicPartition{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseTopicPartitionDir(tc.in)
+			got, err := parseTopicPartitionDir(tc.in)
 			if (err == nil) != tc.ok || got != tc.want {
-				t.Errorf("ParseTopicPartitionDir(%q) = %v, %v", tc.in, got, err)
+				t.Errorf("parseTopicPartitionDir(%q) = %v, %v", tc.in, got, err)
 			}
 			if tc.ok && got.String() != tc.in {
 				t.Errorf("String() = %q", got.String())

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/record"
 )
 
@@ -53,7 +54,7 @@ type Cleaner struct {
 	loadFactor float64
 
 	mu    sync.Mutex
-	state map[TopicPartition]*cleanState
+	state map[partid.TopicPartition]*cleanState
 	busy  map[*Log]bool
 
 	cpMu sync.Mutex // serialises checkpoint file writes
@@ -81,7 +82,7 @@ func newCleaner(m *Manager) *Cleaner {
 	c := &Cleaner{
 		m: m, threads: max(cfg.CleanerThreads, 1), backoff: cfg.CleanerBackoff,
 		loadFactor: cfg.CleanerDedupeLoadFactor,
-		state:      map[TopicPartition]*cleanState{}, busy: map[*Log]bool{},
+		state:      map[partid.TopicPartition]*cleanState{}, busy: map[*Log]bool{},
 	}
 	if c.backoff <= 0 {
 		c.backoff = 15 * time.Second
@@ -153,15 +154,15 @@ func (c *Cleaner) start(ctx context.Context) {
 
 // CleanOnce runs one pass on the dirtiest log that qualifies, if any, on
 // the calling goroutine. ok is false when no log qualified.
-func (c *Cleaner) CleanOnce(ctx context.Context) (tp TopicPartition, stats CleanStats, ok bool, err error) {
+func (c *Cleaner) CleanOnce(ctx context.Context) (tp partid.TopicPartition, stats CleanStats, ok bool, err error) {
 	return c.cleanOnce(ctx, c.newWorker())
 }
 
 // Checkpoints returns the cleaner checkpoint of every partition it knows.
-func (c *Cleaner) Checkpoints() map[TopicPartition]int64 {
+func (c *Cleaner) Checkpoints() map[partid.TopicPartition]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := map[TopicPartition]int64{}
+	out := map[partid.TopicPartition]int64{}
 	for tp, st := range c.state {
 		if st.checkpoint >= 0 {
 			out[tp] = st.checkpoint
@@ -172,17 +173,17 @@ func (c *Cleaner) Checkpoints() map[TopicPartition]int64 {
 
 // cleanJob is a log chosen for a pass.
 type cleanJob struct {
-	tp         TopicPartition
+	tp         partid.TopicPartition
 	log        *Log
 	firstDirty int64
 	ratio      float64
 	due        bool // max.compaction.lag.ms or a delete horizon
 }
 
-func (c *Cleaner) cleanOnce(ctx context.Context, w *cleanerWorker) (TopicPartition, CleanStats, bool, error) {
+func (c *Cleaner) cleanOnce(ctx context.Context, w *cleanerWorker) (partid.TopicPartition, CleanStats, bool, error) {
 	job := c.grab()
 	if job == nil {
-		return TopicPartition{}, CleanStats{}, false, nil
+		return partid.TopicPartition{}, CleanStats{}, false, nil
 	}
 	l := job.log
 	res, err := l.clean(ctx, cleanParams{firstDirty: job.firstDirty, om: w.om, writeBuf: w.writeBuf})
@@ -269,7 +270,7 @@ func (c *Cleaner) grab() *cleanJob {
 
 // stateLocked returns the state of tp bound to l, starting afresh when the
 // partition's log is another one than before (deleted and recreated).
-func (c *Cleaner) stateLocked(tp TopicPartition, l *Log) *cleanState {
+func (c *Cleaner) stateLocked(tp partid.TopicPartition, l *Log) *cleanState {
 	st := c.state[tp]
 	switch {
 	case st == nil:
@@ -284,7 +285,7 @@ func (c *Cleaner) stateLocked(tp TopicPartition, l *Log) *cleanState {
 }
 
 // examine computes whether l qualifies, and how dirty it is.
-func (c *Cleaner) examine(tp TopicPartition, l *Log, cfg *LogConfig, st *cleanState, now int64) (*cleanJob, bool) {
+func (c *Cleaner) examine(tp partid.TopicPartition, l *Log, cfg *LogConfig, st *cleanState, now int64) (*cleanJob, bool) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -393,7 +394,7 @@ func (c *Cleaner) writeCheckpoint(dir string) error {
 	c.cpMu.Lock()
 	defer c.cpMu.Unlock()
 	logs := c.m.Logs()
-	out := map[TopicPartition]int64{}
+	out := map[partid.TopicPartition]int64{}
 	c.mu.Lock()
 	for tp, l := range logs {
 		st := c.state[tp]

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/record"
+	"kafgo/internal/testwait"
 )
 
 // replicated sets the high watermark to the log end, as the replica layer
@@ -46,7 +48,7 @@ func TestCleanerThreadsCompactAndCheckpoint(t *testing.T) {
 	compacted := compactConfig(2048)
 	plainCfg := compacted
 	plainCfg.Compact = false
-	tps := []TopicPartition{{"__consumer_offsets", 0}, {"__consumer_offsets", 7}, {"users", 0}}
+	tps := []partid.TopicPartition{{Topic: "__consumer_offsets", Partition: 0}, {Topic: "__consumer_offsets", Partition: 7}, {Topic: "users", Partition: 0}}
 	for _, tp := range tps {
 		l, err := m.GetOrCreateLog(tp, compacted, [16]byte{})
 		if err != nil {
@@ -55,7 +57,7 @@ func TestCleanerThreadsCompactAndCheckpoint(t *testing.T) {
 		fillUpdates(t, l, record.CodecLZ4, 600, 20, 5, 1)
 		replicated(l)
 	}
-	other, err := m.GetOrCreateLog(TopicPartition{"events", 0}, plainCfg, [16]byte{})
+	other, err := m.GetOrCreateLog(partid.TopicPartition{Topic: "events", Partition: 0}, plainCfg, [16]byte{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,29 +65,23 @@ func TestCleanerThreadsCompactAndCheckpoint(t *testing.T) {
 	replicated(other)
 	_, otherBefore := logRecords(t, other)
 	m.Start(context.Background())
-	deadline := time.Now().Add(20 * time.Second)
 	for _, tp := range tps {
 		l, _ := m.Log(tp)
-		for !compactedKeysUnique(t, l) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s not compacted before the deadline", tp)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testwait.Until(t, 20*time.Second, tp.String()+" to be compacted", func() bool { return compactedKeysUnique(t, l) })
 	}
 	if _, after := logRecords(t, other); !slices.Equal(after, otherBefore) {
 		t.Fatal("a log without cleanup.policy=compact was cleaned")
 	}
-	want := map[TopicPartition]int64{}
+	want := map[partid.TopicPartition]int64{}
 	for _, tp := range tps {
 		l, _ := m.Log(tp)
 		want[tp] = closedEnd(l)
 	}
-	waitFor(t, "checkpoints", func() bool { return fmt.Sprint(m.Cleaner().Checkpoints()) == fmt.Sprint(want) })
+	testwait.Until(t, 5*time.Second, "checkpoints", func() bool { return fmt.Sprint(m.Cleaner().Checkpoints()) == fmt.Sprint(want) })
 	if err := m.Shutdown(); err != nil {
 		t.Fatal(err)
 	}
-	onDisk := map[TopicPartition]int64{}
+	onDisk := map[partid.TopicPartition]int64{}
 	for _, d := range []string{d1, d2} {
 		cp, err := ReadOffsetCheckpoint(filepath.Join(d, CleanerOffsetCheckpointFile))
 		if err != nil {
@@ -127,7 +123,7 @@ func TestCleanerCheckpointFileFormat(t *testing.T) {
 	mcfg := managerConfig(root)
 	m := openTestManager(t, mcfg)
 	defer m.Shutdown()
-	l, err := m.GetOrCreateLog(TopicPartition{"t", 3}, compactConfig(1024), [16]byte{})
+	l, err := m.GetOrCreateLog(partid.TopicPartition{Topic: "t", Partition: 3}, compactConfig(1024), [16]byte{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +153,13 @@ func TestCleanerSelection(t *testing.T) {
 	defer m.Shutdown()
 	c := m.Cleaner()
 	newLog := func(name string, cfg LogConfig) *Log {
-		l, err := m.GetOrCreateLog(TopicPartition{name, 0}, cfg, [16]byte{})
+		l, err := m.GetOrCreateLog(partid.TopicPartition{Topic: name, Partition: 0}, cfg, [16]byte{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return l
 	}
-	cleanOnce := func() (TopicPartition, bool) {
+	cleanOnce := func() (partid.TopicPartition, bool) {
 		t.Helper()
 		tp, _, ok, err := c.CleanOnce(context.Background())
 		if err != nil {
@@ -239,7 +235,7 @@ func TestCleanerSelection(t *testing.T) {
 func TestCleanerTruncationResetsCheckpoint(t *testing.T) {
 	m := openTestManager(t, managerConfig(t.TempDir()))
 	defer m.Shutdown()
-	l, err := m.GetOrCreateLog(TopicPartition{"t", 0}, compactConfig(1024), [16]byte{})
+	l, err := m.GetOrCreateLog(partid.TopicPartition{Topic: "t", Partition: 0}, compactConfig(1024), [16]byte{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,13 +244,13 @@ func TestCleanerTruncationResetsCheckpoint(t *testing.T) {
 	if _, _, ok, err := m.Cleaner().CleanOnce(context.Background()); !ok || err != nil {
 		t.Fatalf("CleanOnce: %v %v", ok, err)
 	}
-	cp := m.Cleaner().Checkpoints()[TopicPartition{"t", 0}]
+	cp := m.Cleaner().Checkpoints()[partid.TopicPartition{Topic: "t", Partition: 0}]
 	if err := l.TruncateTo(cp - 10); err != nil {
 		t.Fatal(err)
 	}
 	fillUpdates(t, l, record.CodecNone, 100, 10, 5, 1)
 	replicated(l)
-	job, ok := m.Cleaner().examine(TopicPartition{"t", 0}, l, new(l.Config()), m.Cleaner().state[TopicPartition{"t", 0}], 0)
+	job, ok := m.Cleaner().examine(partid.TopicPartition{Topic: "t", Partition: 0}, l, new(l.Config()), m.Cleaner().state[partid.TopicPartition{Topic: "t", Partition: 0}], 0)
 	if !ok || job.firstDirty != l.LogStartOffset() {
 		t.Fatalf("after truncation: job %+v ok %v, want dirty from the log start", job, ok)
 	}
@@ -286,7 +282,7 @@ func TestCleanerCloseDuringPass(t *testing.T) {
 					return
 				}
 				go func() { closed <- l.Close() }()
-				waitFor(t, "close to start", l.isClosed)
+				testwait.Until(t, 5*time.Second, "close to start", l.isClosed)
 			}
 			defer func() { cleanerStageHook = nil }()
 			_, err := l.clean(ctx, cleanParams{firstDirty: 0, om: newOffsetMap(1<<20, 0.9), writeBuf: 4096})
@@ -364,7 +360,7 @@ func TestCleanerPicksDirtiest(t *testing.T) {
 	defer m.Shutdown()
 	logs := map[string]*Log{}
 	for _, name := range []string{"little", "much"} {
-		l, err := m.GetOrCreateLog(TopicPartition{name, 0}, compactConfig(1024), [16]byte{})
+		l, err := m.GetOrCreateLog(partid.TopicPartition{Topic: name, Partition: 0}, compactConfig(1024), [16]byte{})
 		if err != nil {
 			t.Fatal(err)
 		}

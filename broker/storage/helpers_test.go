@@ -229,18 +229,6 @@ func copyDir(t testing.TB, src, dst string) {
 	}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // readAllUnchecked returns the raw bytes of every batch without checking
 // CRCs (to observe what a log serves).
 func readAllUnchecked(t testing.TB, l *Log) [][]byte {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"kafgo/broker/partid"
 )
 
 // OpenOptions carries what the log manager knows about a partition
@@ -66,7 +68,7 @@ type ReadInfo struct {
 // below the end a reader saw is fully on disk in the page cache.
 type Log struct {
 	dir    string
-	tp     TopicPartition
+	tp     partid.TopicPartition
 	logger *slog.Logger
 	clock  func() time.Time
 
@@ -102,7 +104,7 @@ type Log struct {
 func (l *Log) Dir() string { return l.dir }
 
 // TopicPartition is the partition this log holds.
-func (l *Log) TopicPartition() TopicPartition { return l.tp }
+func (l *Log) TopicPartition() partid.TopicPartition { return l.tp }
 
 // TopicID is the topic id from partition.metadata (zero when unknown).
 func (l *Log) TopicID() [16]byte {

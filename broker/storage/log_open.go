@@ -29,7 +29,7 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	tp, err := ParseTopicPartitionDir(filepath.Base(dir))
+	tp, err := parseTopicPartitionDir(filepath.Base(dir))
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"kafgo/broker/partid"
 	"kafgo/internal/uuid"
 )
 
@@ -52,7 +53,7 @@ type Manager struct {
 	clusterID string
 
 	mu      sync.RWMutex
-	logs    map[TopicPartition]*Log
+	logs    map[partid.TopicPartition]*Log
 	closed  bool
 	started bool
 	cancel  context.CancelFunc
@@ -85,7 +86,7 @@ func OpenManager(cfg ManagerConfig) (*Manager, error) {
 	if cfg.CheckpointInterval <= 0 {
 		cfg.CheckpointInterval = 60 * time.Second
 	}
-	m := &Manager{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[TopicPartition]*Log{}}
+	m := &Manager{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}}
 	if m.logger == nil {
 		m.logger = slog.Default()
 	}
@@ -186,7 +187,7 @@ func (m *Manager) loadDir(root string) error {
 		return fmt.Errorf("storage: list log dir %s: %w", root, err)
 	}
 	type job struct {
-		tp   TopicPartition
+		tp   partid.TopicPartition
 		path string
 	}
 	var jobs []job
@@ -203,7 +204,7 @@ func (m *Manager) loadDir(root string) error {
 			m.logger.Warn("storage: ignoring future replica directory (intra-broker moves are not supported)", "dir", path)
 			continue
 		}
-		tp, err := ParseTopicPartitionDir(name)
+		tp, err := parseTopicPartitionDir(name)
 		if err != nil {
 			m.logger.Warn("storage: ignoring directory that is not a partition", "dir", path, "err", err)
 			continue
@@ -290,7 +291,7 @@ func (m *Manager) ClusterID() string { return m.clusterID }
 func (m *Manager) LogDirs() []string { return append([]string(nil), m.dirs...) }
 
 // Log returns the log of tp if this broker has it.
-func (m *Manager) Log(tp TopicPartition) (*Log, bool) {
+func (m *Manager) Log(tp partid.TopicPartition) (*Log, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	l, ok := m.logs[tp]
@@ -298,10 +299,10 @@ func (m *Manager) Log(tp TopicPartition) (*Log, bool) {
 }
 
 // Logs returns a copy of the partition → log map.
-func (m *Manager) Logs() map[TopicPartition]*Log {
+func (m *Manager) Logs() map[partid.TopicPartition]*Log {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make(map[TopicPartition]*Log, len(m.logs))
+	out := make(map[partid.TopicPartition]*Log, len(m.logs))
 	for tp, l := range m.logs {
 		out[tp] = l
 	}
@@ -312,7 +313,7 @@ func (m *Manager) Logs() map[TopicPartition]*Log {
 // the fewest partitions (ties: the first listed) when it does not exist.
 // A non-zero topicID is recorded in partition.metadata; a log that already
 // has a different one is ErrInconsistentTopicID.
-func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg LogConfig, topicID [16]byte) (*Log, error) {
+func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicID [16]byte) (*Log, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -360,7 +361,7 @@ func (m *Manager) GetOrCreateLog(tp TopicPartition, cfg LogConfig, topicID [16]b
 // DeleteLog closes the log of tp and renames its directory to
 // "<topic>-<partition>.<uuid hex>-delete", removing it in the background as
 // Kafka does. Deleting a partition this broker does not have is a no-op.
-func (m *Manager) DeleteLog(tp TopicPartition) error {
+func (m *Manager) DeleteLog(tp partid.TopicPartition) error {
 	m.mu.Lock()
 	l, ok := m.logs[tp]
 	delete(m.logs, tp)
@@ -401,7 +402,7 @@ func (m *Manager) Shutdown() error {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	logs := make(map[TopicPartition]*Log, len(m.logs))
+	logs := make(map[partid.TopicPartition]*Log, len(m.logs))
 	for tp, l := range m.logs {
 		logs[tp] = l
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"time"
+
+	"kafgo/broker/partid"
 )
 
 // Start runs the background tasks until ctx ends or Shutdown: retention
@@ -70,11 +72,11 @@ func (m *Manager) flushPass() {
 
 // writeCheckpoints writes recovery-point-offset-checkpoint and
 // log-start-offset-checkpoint of every log dir from the given logs.
-func (m *Manager) writeCheckpoints(logs map[TopicPartition]*Log) error {
-	rps := map[string]map[TopicPartition]int64{}
-	starts := map[string]map[TopicPartition]int64{}
+func (m *Manager) writeCheckpoints(logs map[partid.TopicPartition]*Log) error {
+	rps := map[string]map[partid.TopicPartition]int64{}
+	starts := map[string]map[partid.TopicPartition]int64{}
 	for _, d := range m.dirs {
-		rps[d], starts[d] = map[TopicPartition]int64{}, map[TopicPartition]int64{}
+		rps[d], starts[d] = map[partid.TopicPartition]int64{}, map[partid.TopicPartition]int64{}
 	}
 	for tp, l := range logs {
 		d := filepath.Dir(l.Dir())
@@ -101,10 +103,10 @@ func (m *Manager) writeCheckpoints(logs map[TopicPartition]*Log) error {
 // WriteHighWatermarks writes replication-offset-checkpoint in every log dir
 // with the high watermarks of the partitions that dir holds. Partitions this
 // manager does not have are ignored.
-func (m *Manager) WriteHighWatermarks(hw map[TopicPartition]int64) error {
-	byDir := map[string]map[TopicPartition]int64{}
+func (m *Manager) WriteHighWatermarks(hw map[partid.TopicPartition]int64) error {
+	byDir := map[string]map[partid.TopicPartition]int64{}
 	for _, d := range m.dirs {
-		byDir[d] = map[TopicPartition]int64{}
+		byDir[d] = map[partid.TopicPartition]int64{}
 	}
 	m.mu.RLock()
 	for tp, off := range hw {
@@ -125,8 +127,8 @@ func (m *Manager) WriteHighWatermarks(hw map[TopicPartition]int64) error {
 }
 
 // ReadHighWatermarks reads replication-offset-checkpoint of every log dir.
-func (m *Manager) ReadHighWatermarks() (map[TopicPartition]int64, error) {
-	out := map[TopicPartition]int64{}
+func (m *Manager) ReadHighWatermarks() (map[partid.TopicPartition]int64, error) {
+	out := map[partid.TopicPartition]int64{}
 	for _, d := range m.dirs {
 		hw, err := ReadOffsetCheckpoint(filepath.Join(d, ReplicationOffsetCheckpointFile))
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/broker/partid"
+	"kafgo/internal/testwait"
 	"kafgo/internal/uuid"
 )
 
@@ -43,7 +45,7 @@ func TestManagerCreateShutdownReopen(t *testing.T) {
 		}
 	}
 	topicID := [16]byte(uuid.MustNew())
-	tps := []TopicPartition{{"orders", 0}, {"orders", 1}, {"orders", 2}, {"pay-ments", 0}}
+	tps := []partid.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}, {Topic: "orders", Partition: 2}, {Topic: "pay-ments", Partition: 0}}
 	for i, tp := range tps {
 		l, err := m.GetOrCreateLog(tp, cfg.DefaultLog, topicID)
 		if err != nil {
@@ -67,7 +69,7 @@ func TestManagerCreateShutdownReopen(t *testing.T) {
 	if _, err := m.GetOrCreateLog(tps[0], cfg.DefaultLog, [16]byte(uuid.MustNew())); !errors.Is(err, ErrInconsistentTopicID) {
 		t.Errorf("other topic id: %v", err)
 	}
-	if _, err := m.GetOrCreateLog(TopicPartition{"../evil", 0}, cfg.DefaultLog, topicID); err == nil {
+	if _, err := m.GetOrCreateLog(partid.TopicPartition{Topic: "../evil", Partition: 0}, cfg.DefaultLog, topicID); err == nil {
 		t.Error("a topic name escaping the log dir was accepted")
 	}
 	if err := m.Shutdown(); err != nil {
@@ -78,7 +80,7 @@ func TestManagerCreateShutdownReopen(t *testing.T) {
 			t.Errorf("no clean shutdown marker in %s", d)
 		}
 	}
-	rps := map[TopicPartition]int64{}
+	rps := map[partid.TopicPartition]int64{}
 	for _, d := range []string{d1, d2} {
 		got, err := ReadOffsetCheckpoint(filepath.Join(d, RecoveryPointCheckpointFile))
 		if err != nil {
@@ -133,7 +135,7 @@ func TestManagerCreateShutdownReopen(t *testing.T) {
 	cfg3 := managerConfig(filepath.Join(crash, "a"), filepath.Join(crash, "b"))
 	m3 := openTestManager(t, cfg3)
 	defer m3.Shutdown()
-	l, _ := m3.Log(TopicPartition{"pay-ments", 0})
+	l, _ := m3.Log(partid.TopicPartition{Topic: "pay-ments", Partition: 0})
 	if l.LogEndOffset() != 3 {
 		t.Errorf("unclean open kept the corrupt batch: end %d, want 3", l.LogEndOffset())
 	}
@@ -202,11 +204,11 @@ func TestManagerDeleteLog(t *testing.T) {
 	os.MkdirAll(filepath.Join(d, "not a partition"), 0o755)
 	m := openTestManager(t, managerConfig(d))
 	defer m.Shutdown()
-	waitFor(t, "the stale -delete dir to go", func() bool { return !fileExists(stale) })
+	testwait.Until(t, 5*time.Second, "the stale -delete dir to go", func() bool { return !fileExists(stale) })
 	if len(m.Logs()) != 0 {
 		t.Fatalf("logs %v", m.Logs())
 	}
-	tp := TopicPartition{"t", 7}
+	tp := partid.TopicPartition{Topic: "t", Partition: 7}
 	l, err := m.GetOrCreateLog(tp, m.cfg.DefaultLog, [16]byte{})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +223,7 @@ func TestManagerDeleteLog(t *testing.T) {
 	if _, err := l.AppendAsLeader(sized(100, 1), 0); !errors.Is(err, ErrClosed) {
 		t.Errorf("append to a deleted log: %v", err)
 	}
-	waitFor(t, "the partition dir to be removed", func() bool {
+	testwait.Until(t, 5*time.Second, "the partition dir to be removed", func() bool {
 		m, _ := filepath.Glob(filepath.Join(d, "t-7*"))
 		return len(m) == 0
 	})
@@ -235,12 +237,12 @@ func TestManagerHighWatermarks(t *testing.T) {
 	d1, d2 := filepath.Join(root, "a"), filepath.Join(root, "b")
 	m := openTestManager(t, managerConfig(d1, d2))
 	defer m.Shutdown()
-	a, _ := m.GetOrCreateLog(TopicPartition{"x", 0}, m.cfg.DefaultLog, [16]byte{})
-	b, _ := m.GetOrCreateLog(TopicPartition{"x", 1}, m.cfg.DefaultLog, [16]byte{})
+	a, _ := m.GetOrCreateLog(partid.TopicPartition{Topic: "x", Partition: 0}, m.cfg.DefaultLog, [16]byte{})
+	b, _ := m.GetOrCreateLog(partid.TopicPartition{Topic: "x", Partition: 1}, m.cfg.DefaultLog, [16]byte{})
 	if filepath.Dir(a.Dir()) == filepath.Dir(b.Dir()) {
 		t.Fatal("both logs in one dir")
 	}
-	hw := map[TopicPartition]int64{{"x", 0}: 15, {"x", 1}: 7, {"unknown", 0}: 9}
+	hw := map[partid.TopicPartition]int64{{Topic: "x", Partition: 0}: 15, {Topic: "x", Partition: 1}: 7, {Topic: "unknown", Partition: 0}: 9}
 	if err := m.WriteHighWatermarks(hw); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ func TestManagerHighWatermarks(t *testing.T) {
 		t.Errorf("replication-offset-checkpoint %q", data)
 	}
 	got, err := m.ReadHighWatermarks()
-	if err != nil || len(got) != 2 || got[TopicPartition{"x", 0}] != 15 || got[TopicPartition{"x", 1}] != 7 {
+	if err != nil || len(got) != 2 || got[partid.TopicPartition{Topic: "x", Partition: 0}] != 15 || got[partid.TopicPartition{Topic: "x", Partition: 1}] != 7 {
 		t.Errorf("read back %v, %v", got, err)
 	}
 }
@@ -265,7 +267,7 @@ func TestManagerBackground(t *testing.T) {
 	cfg.FlushSchedulerInterval = 10 * time.Millisecond
 	m := openTestManager(t, cfg)
 	defer m.Shutdown()
-	l, err := m.GetOrCreateLog(TopicPartition{"bg", 0}, cfg.DefaultLog, [16]byte{})
+	l, err := m.GetOrCreateLog(partid.TopicPartition{Topic: "bg", Partition: 0}, cfg.DefaultLog, [16]byte{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +278,10 @@ func TestManagerBackground(t *testing.T) {
 	defer cancel()
 	m.Start(ctx)
 	m.Start(ctx) // idempotent
-	waitFor(t, "retention", func() bool { return l.NumSegments() == 1 && l.LogStartOffset() == 5 })
-	waitFor(t, "checkpoints", func() bool {
+	testwait.Until(t, 5*time.Second, "retention", func() bool { return l.NumSegments() == 1 && l.LogStartOffset() == 5 })
+	testwait.Until(t, 5*time.Second, "checkpoints", func() bool {
 		rp, _ := ReadOffsetCheckpoint(filepath.Join(d, RecoveryPointCheckpointFile))
 		ls, _ := ReadOffsetCheckpoint(filepath.Join(d, LogStartOffsetCheckpointFile))
-		return rp[TopicPartition{"bg", 0}] >= 5 && ls[TopicPartition{"bg", 0}] == 5
+		return rp[partid.TopicPartition{Topic: "bg", Partition: 0}] >= 5 && ls[partid.TopicPartition{Topic: "bg", Partition: 0}] == 5
 	})
 }

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"kafgo/internal/testwait"
 )
 
 // step is one leader append of one idempotent batch.
@@ -159,7 +162,7 @@ func TestProducerStateSurvivesRestart(t *testing.T) {
 				// Crash: copy the directory as the page cache has it, with
 				// no close and a recovery point from the last checkpoint.
 				crash := filepath.Join(t.TempDir(), "topic-0")
-				waitFor(t, "roll flushes", func() bool { return l.RecoveryPoint() > 0 })
+				testwait.Until(t, 5*time.Second, "roll flushes", func() bool { return l.RecoveryPoint() > 0 })
 				copyDir(t, dir, crash)
 				opt = OpenOptions{RecoveryPoint: l.RecoveryPoint()}
 				l.Close()

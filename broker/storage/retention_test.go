@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"kafgo/internal/testwait"
 )
 
 // Ten segments of one 200-byte batch each; segment i's timestamp is
@@ -96,7 +98,7 @@ func TestRetentionDelaysFileRemoval(t *testing.T) {
 		t.Fatalf("in-flight reader lost its segment: %v", err)
 	}
 	splitBatchesT(t, buf)
-	waitFor(t, ".deleted files to be removed", func() bool {
+	testwait.Until(t, 5*time.Second, ".deleted files to be removed", func() bool {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.deleted"))
 		return len(m) == 0
 	})

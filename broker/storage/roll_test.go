@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"kafgo/internal/testwait"
 )
 
 func TestRollTriggers(t *testing.T) {
@@ -155,5 +157,5 @@ func TestRollSealsSegment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "00000000000000000003.snapshot")); err != nil {
 		t.Errorf("no producer snapshot at the roll: %v", err)
 	}
-	waitFor(t, "recovery point to reach the rolled segment", func() bool { return l.RecoveryPoint() >= 3 })
+	testwait.Until(t, 5*time.Second, "recovery point to reach the rolled segment", func() bool { return l.RecoveryPoint() >= 3 })
 }

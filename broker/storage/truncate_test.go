@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"kafgo/internal/testwait"
 )
 
 // truncFixture: 3-record batches of ~100 bytes, 4 per 450-byte segment,
@@ -154,7 +157,7 @@ func TestTruncateFullyAndStartAt(t *testing.T) {
 		t.Fatalf("read back %+v", hs)
 	}
 	// The retired files go (file.delete.delay.ms is 0 in tests).
-	waitFor(t, "retired segments to be removed", func() bool {
+	testwait.Until(t, 5*time.Second, "retired segments to be removed", func() bool {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.log*"))
 		return len(m) == 1
 	})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/internal/testwait"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -331,7 +333,7 @@ func TestClientCloseFailsOutstanding(t *testing.T) {
 		_, err := c.Request(reqCtx(t), metadataRequest(1))
 		errc <- err
 	}()
-	waitFor(t, "request in flight", func() bool {
+	testwait.Until(t, waitTimeout, "request in flight", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return len(c.waiting) == 1

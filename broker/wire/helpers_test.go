@@ -134,18 +134,6 @@ func expectClosed(t testing.TB, nc net.Conn) []byte {
 	}
 }
 
-// waitFor polls cond until it holds or the wait bound passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // kmsgHandler decodes each request with kmsg and answers with respond's
 // response, encoded at the request's version. Decode failures are test
 // errors and close the connection.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/internal/testwait"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -32,7 +34,7 @@ func idleCost(t *testing.T, addr string, n int, accepted func() bool) (mem int64
 		}
 		conns = append(conns, c)
 	}
-	waitFor(t, "all connections accepted", accepted)
+	testwait.Until(t, waitTimeout, "all connections accepted", accepted)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	return int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse), runtime.NumGoroutine() - g0, conns

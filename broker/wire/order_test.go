@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/internal/testwait"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -67,7 +69,7 @@ func TestPipelinedResponsesInOrder(t *testing.T) {
 	}
 	writeAll(t, nc, batch)
 
-	waitFor(t, "read-ahead to fill", func() bool { return served.Load() == queued })
+	testwait.Until(t, waitTimeout, "read-ahead to fill", func() bool { return served.Load() == queued })
 	// The bound must hold, not just be reached: give the reader a moment to
 	// overshoot if it would.
 	time.Sleep(50 * time.Millisecond)
@@ -126,7 +128,7 @@ func TestConnectionsRunInParallel(t *testing.T) {
 	a, b, c := dial(t, addr), dial(t, addr), dial(t, addr)
 	writeAll(t, a, encodeRequest(metadataRequest(1), 1, nil))   // Pending blocks
 	writeAll(t, c, encodeRequest(metadataRequest(1), 100, nil)) // Serve blocks
-	waitFor(t, "both blocked requests to be served", func() bool { return served.Load() == 1 })
+	testwait.Until(t, waitTimeout, "both blocked requests to be served", func() bool { return served.Load() == 1 })
 	close(g.get(2))
 	writeAll(t, b, encodeRequest(metadataRequest(1), 2, nil))
 	if corrOf(readFrameRaw(t, b)) != 2 {
@@ -191,7 +193,7 @@ func TestResponseNoneAndClose(t *testing.T) {
 				}
 			}
 			if tt.wantError {
-				waitFor(t, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
+				testwait.Until(t, waitTimeout, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
 			}
 			checkServes(t, addr)
 		})
@@ -213,7 +215,7 @@ func TestPanicInServeClosesOnlyThatConnection(t *testing.T) {
 	bad := dial(t, addr)
 	writeAll(t, bad, encodeRequest(metadataRequest(1), 13, nil))
 	expectClosed(t, bad)
-	waitFor(t, "panic counted", func() bool { return s.Stats().Panics == 1 })
+	testwait.Until(t, waitTimeout, "panic counted", func() bool { return s.Stats().Panics == 1 })
 	if out := logs.String(); !containsAll(out, "panic in Serve", "api_key=3", "handler bug") {
 		t.Fatalf("panic log lacks key or value:\n%s", out)
 	}
@@ -228,7 +230,7 @@ func TestNilPendingClosesConnection(t *testing.T) {
 	nc := dial(t, addr)
 	writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
 	expectClosed(t, nc)
-	waitFor(t, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
+	testwait.Until(t, waitTimeout, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
 }
 
 func TestIdleTimeout(t *testing.T) {
@@ -245,12 +247,12 @@ func TestIdleTimeout(t *testing.T) {
 	if el := time.Since(start); el < idle {
 		t.Fatalf("closed after %v, before the idle timeout", el)
 	}
-	waitFor(t, "idle close counted", func() bool { return s.Stats().ClosedIdle == 1 })
+	testwait.Until(t, waitTimeout, "idle close counted", func() bool { return s.Stats().ClosedIdle == 1 })
 
 	// Waiting on our response is not idle, however long the Pending takes.
 	busy := dial(t, addr)
 	writeAll(t, busy, encodeRequest(metadataRequest(1), 5, nil))
-	waitFor(t, "request served", func() bool { return served.Load() == 1 })
+	testwait.Until(t, waitTimeout, "request served", func() bool { return served.Load() == 1 })
 	time.Sleep(3 * idle)
 	close(g.get(5))
 	if corrOf(readFrameRaw(t, busy)) != 5 {
@@ -271,8 +273,8 @@ func TestWriteTimeoutFreesStuckConnection(t *testing.T) {
 	nc := dial(t, addr)
 	_ = nc.(*net.TCPConn).SetReadBuffer(64 << 10)
 	writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
-	waitFor(t, "stuck connection closed", func() bool { return s.Stats().ClosedForError == 1 })
-	waitFor(t, "no open connections", func() bool { return s.Stats().OpenConns == 0 })
+	testwait.Until(t, waitTimeout, "stuck connection closed", func() bool { return s.Stats().ClosedForError == 1 })
+	testwait.Until(t, waitTimeout, "no open connections", func() bool { return s.Stats().OpenConns == 0 })
 }
 
 func TestShutdownDrainsInFlight(t *testing.T) {
@@ -282,13 +284,13 @@ func TestShutdownDrainsInFlight(t *testing.T) {
 	nc := dial(t, addr)
 	idleConn := dial(t, addr)
 	writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
-	waitFor(t, "request served", func() bool { return served.Load() == 1 })
+	testwait.Until(t, waitTimeout, "request served", func() bool { return served.Load() == 1 })
 
 	done := make(chan error, 1)
 	go func() { done <- s.Shutdown(shutdownCtx(t, waitTimeout)) }()
 	// The idle connection is closed at once; new connections are refused.
 	expectClosed(t, idleConn)
-	waitFor(t, "listener closed", func() bool {
+	testwait.Until(t, waitTimeout, "listener closed", func() bool {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			_ = c.Close()
@@ -326,7 +328,7 @@ func TestShutdownDeadlineClosesStuckConnections(t *testing.T) {
 	}))
 	nc := dial(t, addr)
 	writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
-	waitFor(t, "request read", func() bool { return s.Stats().Requests == 1 })
+	testwait.Until(t, waitTimeout, "request read", func() bool { return s.Stats().Requests == 1 })
 	err := s.Shutdown(shutdownCtx(t, 100*time.Millisecond))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Shutdown = %v, want deadline exceeded", err)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"kafgo/internal/testwait"
 )
 
 // partsHandler answers each request with parts(req).
@@ -68,7 +70,7 @@ func TestFilePartsByteExact(t *testing.T) {
 			}
 			// Bytes are counted once written, possibly after the client read them.
 			wantOut := uint64(2 * (8 + len(want)))
-			waitFor(t, "the last response counted", func() bool { return s.Stats().BytesOut >= wantOut })
+			testwait.Until(t, waitTimeout, "the last response counted", func() bool { return s.Stats().BytesOut >= wantOut })
 			if st := s.Stats(); st.BytesOut != wantOut {
 				t.Fatalf("BytesOut %d, want %d", st.BytesOut, wantOut)
 			}
@@ -175,7 +177,7 @@ func TestTruncatedFileClosesConnection(t *testing.T) {
 			if len(got) != 8+1000 {
 				t.Fatalf("received %d bytes, want header + the 1000 bytes that exist", len(got))
 			}
-			waitFor(t, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
+			testwait.Until(t, waitTimeout, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
 			checkServesWithFile(t, addr)
 		})
 	}
@@ -205,7 +207,7 @@ func TestClosedFileClosesConnection(t *testing.T) {
 			nc := dial(t, addr)
 			writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
 			expectClosed(t, nc)
-			waitFor(t, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
+			testwait.Until(t, waitTimeout, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
 		})
 	}
 }

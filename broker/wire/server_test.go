@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/internal/testwait"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -72,7 +74,7 @@ func TestFrameEdgeCasesCloseConnection(t *testing.T) {
 				t.Fatalf("server sent %d bytes before closing", len(got))
 			}
 			if tt.isError {
-				waitFor(t, "ClosedForError to grow", func() bool { return s.Stats().ClosedForError > before.ClosedForError })
+				testwait.Until(t, waitTimeout, "ClosedForError to grow", func() bool { return s.Stats().ClosedForError > before.ClosedForError })
 			}
 			checkServes(t, addr)
 		})
@@ -108,7 +110,7 @@ func TestOversizeRejectedBeforeAllocating(t *testing.T) {
 			}
 			local := nc.LocalAddr().String()
 			expectClosed(t, nc)
-			waitFor(t, "connection closed", func() bool { return s.Stats().OpenConns == 0 })
+			testwait.Until(t, waitTimeout, "connection closed", func() bool { return s.Stats().OpenConns == 0 })
 			runtime.ReadMemStats(&after)
 			if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
 				t.Fatalf("allocated %d MiB while rejecting", d>>20)
@@ -334,7 +336,7 @@ func TestStatsCount(t *testing.T) {
 	// The writer counts a response's bytes after they are on the socket,
 	// so the client can read the last one before it is counted.
 	wantOut := uint64(3 * (4 + 4 + 3))
-	waitFor(t, "the last response counted", func() bool { return s.Stats().BytesOut >= wantOut })
+	testwait.Until(t, waitTimeout, "the last response counted", func() bool { return s.Stats().BytesOut >= wantOut })
 	st := s.Stats()
 	if st.Accepted != 1 || st.OpenConns != 1 || st.Requests != 3 {
 		t.Fatalf("stats %+v", st)
@@ -343,7 +345,7 @@ func TestStatsCount(t *testing.T) {
 		t.Fatalf("bytes in %d out %d", st.BytesIn, st.BytesOut)
 	}
 	_ = nc.Close()
-	waitFor(t, "open conns to drop", func() bool { return s.Stats().OpenConns == 0 })
+	testwait.Until(t, waitTimeout, "open conns to drop", func() bool { return s.Stats().OpenConns == 0 })
 	if s.Stats().ClosedForError != 0 {
 		t.Fatal("clean close counted as error")
 	}

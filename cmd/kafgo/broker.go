@@ -42,7 +42,7 @@ ZooKeeper (Kafka 2.x znode layout).
 SIGTERM or SIGINT shuts down cleanly: controlled shutdown moves leaderships
 away, logs are flushed and checkpointed, and a clean-shutdown marker lets the
 next start skip log recovery.`,
-		Example: `  kafgo broker serve --config config/dev.yaml
+		Example: `  kafgo broker serve --config examples/dev.yaml
   kafgo broker serve --broker.id 1 --listeners PLAINTEXT://127.0.0.1:9092 \
       --log.dirs /var/lib/kafgo --zookeeper.connect 127.0.0.1:2181
   kafgo broker serve --override num.partitions=6`,

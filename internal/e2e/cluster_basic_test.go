@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestClusterReplicatesAndShowsZooKeeperTree: three brokers on a real
@@ -29,7 +30,7 @@ func TestClusterReplicatesAndShowsZooKeeperTree(t *testing.T) {
 		}
 	}
 	// Every replica reaches the leader's end offset.
-	testcluster.WaitFor(t, 30*time.Second, "all replicas in sync", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "all replicas in sync", func() (bool, string) {
 		md, err := adm.Metadata(ctx, "replicated")
 		if err != nil {
 			return false, err.Error()

@@ -15,6 +15,7 @@ import (
 
 	"kafgo/internal/adminapi"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestDeleteRecordsWaitsForReplicas: on 3 brokers with RF=3, DeleteRecords
@@ -97,7 +98,7 @@ func TestDeleteRecordsWaitsForReplicas(t *testing.T) {
 	t.Logf("with broker %d frozen the answer came after %v (its session expiring)", frozen.ID, time.Since(start).Round(time.Millisecond))
 	frozen.Resume()
 	resumed = true
-	testcluster.WaitFor(t, 90*time.Second, fmt.Sprintf("broker %d following the log start offset", frozen.ID), func() (bool, string) {
+	testwait.For(t, 90*time.Second, fmt.Sprintf("broker %d following the log start offset", frozen.ID), func() (bool, string) {
 		got := adminLogStartOrErr(frozen, topic)
 		return got == 70, fmt.Sprint("log start ", got)
 	})

@@ -19,6 +19,7 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // ackLog tracks what the producer had acknowledged, per partition.
@@ -136,7 +137,7 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 		p := int32(i % parts)
 		// Brokers learn metadata a moment apart: ask until one answers.
 		var l int32
-		testcluster.WaitFor(t, 30*time.Second, fmt.Sprintf("leader of partition %d", p), func() (bool, string) {
+		testwait.For(t, 30*time.Second, fmt.Sprintf("leader of partition %d", p), func() (bool, string) {
 			var err error
 			l, _, err = leaderOf(ctx, mcl, topic, p)
 			return err == nil && l >= 0, fmt.Sprint(l, err)
@@ -144,7 +145,7 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 		victim := c.Broker(l)
 		killedAt := time.Now()
 		victim.Kill()
-		testcluster.WaitFor(t, 90*time.Second, fmt.Sprintf("produce to partition %d resumes after its leader %d died", p, l), func() (bool, string) {
+		testwait.For(t, 90*time.Second, fmt.Sprintf("produce to partition %d resumes after its leader %d died", p, l), func() (bool, string) {
 			at, ok := acks.ackedAfter(p, killedAt)
 			if ok {
 				if nl, _, err := leaderOf(ctx, mcl, topic, p); err == nil && nl != l && nl >= 0 {
@@ -167,7 +168,7 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 		victim := c.Broker(old)
 		killedAt := time.Now()
 		victim.Kill()
-		testcluster.WaitFor(t, 90*time.Second, "a new controller", func() (bool, string) {
+		testwait.For(t, 90*time.Second, "a new controller", func() (bool, string) {
 			id, err := controllerOf(ctx, mcl)
 			if err == nil && id >= 0 && id != old {
 				controllerFailovers = append(controllerFailovers, time.Since(killedAt))
@@ -275,7 +276,7 @@ func allFromStart(n int) map[int32]kgo.Offset {
 
 func waitFullISR(t testing.TB, ctx context.Context, cl *kgo.Client, topic string, parts int) {
 	t.Helper()
-	testcluster.WaitFor(t, 90*time.Second, "every replica back in the ISR", func() (bool, string) {
+	testwait.For(t, 90*time.Second, "every replica back in the ISR", func() (bool, string) {
 		td, err := testcluster.Partitions(ctx, cl, topic)
 		if err != nil {
 			return false, err.Error()

@@ -13,13 +13,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // ledBy maps each partition of topic to its current leader.
 func ledBy(t *testing.T, ctx context.Context, cl *kgo.Client, topic string) map[int32]int32 {
 	t.Helper()
 	var parts map[int32]testcluster.PartitionState
-	testcluster.WaitFor(t, 10*time.Second, "metadata for "+topic, func() (bool, string) {
+	testwait.For(t, 10*time.Second, "metadata for "+topic, func() (bool, string) {
 		var err error
 		parts, err = testcluster.Partitions(ctx, cl, topic)
 		return err == nil, fmt.Sprint(err)
@@ -110,7 +111,7 @@ func TestPreferredLeaderElection(t *testing.T) {
 				}
 			}
 		}
-		testcluster.WaitFor(t, 30*time.Second, "preferred leaders after ElectLeaders", func() (bool, string) {
+		testwait.For(t, 30*time.Second, "preferred leaders after ElectLeaders", func() (bool, string) {
 			m := moved()
 			return len(m) == 0, strings.Join(m, "; ")
 		})
@@ -119,7 +120,7 @@ func TestPreferredLeaderElection(t *testing.T) {
 	c.Broker(2).Stop()
 	c.Broker(2).Start()
 	waitFullISR(t, ctx, cl, topic, 6)
-	testcluster.WaitFor(t, 60*time.Second, "auto leader rebalance", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "auto leader rebalance", func() (bool, string) {
 		m := moved()
 		return len(m) == 0, strings.Join(m, "; ")
 	})

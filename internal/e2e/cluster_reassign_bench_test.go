@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // BenchmarkReassignMove measures, in one run on two brokers, how fast a
@@ -52,7 +53,7 @@ func BenchmarkReassignMove(b *testing.B) {
 		if err := resp.Error(); err != nil {
 			b.Fatal(err)
 		}
-		testcluster.WaitFor(b, 4*time.Minute, "the move to finish", func() (bool, string) {
+		testwait.For(b, 4*time.Minute, "the move to finish", func() (bool, string) {
 			// kadm answers an empty set without asking: name the partition.
 			l, err := adm.ListPartitionReassignments(ctx, kadm.TopicsSet{topic: {0: {}}})
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestReassignPartitionsMovesEveryPartition: on 3 brokers and ZooKeeper, a
@@ -68,7 +69,7 @@ func TestReassignPartitionsMovesEveryPartition(t *testing.T) {
 	// Records written while the partitions move are kept too.
 	produceNumbered(t, ctx, prod, topic, 3, perPartition, 100)
 
-	testcluster.WaitFor(t, 90*time.Second, "--verify reports every move completed", func() (bool, string) {
+	testwait.For(t, 90*time.Second, "--verify reports every move completed", func() (bool, string) {
 		v := kafgo(t, "", "reassign-partitions", bs, "--verify", "--reassignment-json-file", plan)
 		return strings.Count(v, " is completed.\n") == 3, v
 	})
@@ -109,7 +110,7 @@ func TestReassignPartitionsMovesEveryPartition(t *testing.T) {
 
 	// Only the new replicas keep directories (deleted ones are renamed
 	// "-delete" and removed in the background).
-	testcluster.WaitFor(t, 30*time.Second, "removed replicas' directories gone", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "removed replicas' directories gone", func() (bool, string) {
 		var have, want []string
 		for _, b := range c.Brokers() {
 			dirs, _ := filepath.Glob(filepath.Join(b.DataDir(), topic+"-*"))
@@ -176,7 +177,7 @@ func createWithAssignment(ctx context.Context, cl *kgo.Client, name string, assi
 // replicas for every partition, all of them in sync and one leading.
 func waitReplicas(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, want map[int32][]int32) {
 	t.Helper()
-	testcluster.WaitFor(t, 60*time.Second, fmt.Sprintf("%s on replicas %v, all in sync", topic, want), func() (bool, string) {
+	testwait.For(t, 60*time.Second, fmt.Sprintf("%s on replicas %v, all in sync", topic, want), func() (bool, string) {
 		md, err := testcluster.Metadata(ctx, cl, topic)
 		if err != nil {
 			return false, err.Error()

@@ -18,6 +18,7 @@ import (
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 func startCluster3(t *testing.T, extra map[string]string) (*testcluster.Cluster, *kgo.Client, context.Context) {
@@ -86,7 +87,7 @@ func TestPausedFollowerLeavesAndRejoinsISR(t *testing.T) {
 		}
 	}()
 	defer close(stopProducing)
-	testcluster.WaitFor(t, 30*time.Second, "the paused follower leaves the ISR", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "the paused follower leaves the ISR", func() (bool, string) {
 		_, isr := isrOf(t, ctx, adm, "pause")
 		return !slices.Contains(isr, follower.ID), fmt.Sprint(isr)
 	})
@@ -97,7 +98,7 @@ func TestPausedFollowerLeavesAndRejoinsISR(t *testing.T) {
 	}
 	t.Logf("follower %d left the ISR %v after SIGSTOP", follower.ID, time.Since(paused))
 	follower.Resume()
-	testcluster.WaitFor(t, 30*time.Second, "the resumed follower rejoins the ISR", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "the resumed follower rejoins the ISR", func() (bool, string) {
 		_, isr := isrOf(t, ctx, adm, "pause")
 		return slices.Contains(isr, follower.ID), fmt.Sprint(isr)
 	})
@@ -155,7 +156,7 @@ func TestOldLeaderWithDivergentTailTruncates(t *testing.T) {
 	for _, f := range followers {
 		f.Resume()
 	}
-	testcluster.WaitFor(t, 60*time.Second, "a new leader", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "a new leader", func() (bool, string) {
 		l, _, err := leaderOf(ctx, adm, topic, 0)
 		return err == nil && l >= 0 && l != oldLeader, fmt.Sprint(l, err)
 	})
@@ -210,7 +211,7 @@ func TestControllerFailoverTopicCreationWorks(t *testing.T) {
 	}
 	c.Broker(old).Kill()
 	killed := time.Now()
-	testcluster.WaitFor(t, 60*time.Second, "a new controller", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "a new controller", func() (bool, string) {
 		id, err := controllerOf(ctx, cl)
 		return err == nil && id >= 0 && id != old, fmt.Sprint(id, err)
 	})
@@ -219,7 +220,7 @@ func TestControllerFailoverTopicCreationWorks(t *testing.T) {
 	if err != nil || resp.Err != nil {
 		t.Fatalf("create after failover: %v %v", err, resp.Err)
 	}
-	testcluster.WaitFor(t, 30*time.Second, "the new topic has leaders", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "the new topic has leaders", func() (bool, string) {
 		parts, err := testcluster.Partitions(ctx, cl, "after-failover")
 		if err != nil {
 			return false, err.Error()
@@ -252,7 +253,7 @@ func TestUnderReplicatedPartitionsOfDeadBroker(t *testing.T) {
 		t.Fatalf("under-replicated partitions with every broker up:\n%s", out)
 	}
 	c.Broker(3).Kill()
-	testcluster.WaitFor(t, 60*time.Second, "broker 3 out of every ISR", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "broker 3 out of every ISR", func() (bool, string) {
 		out := topics("--describe", "--under-replicated-partitions")
 		return strings.Count(out, "Topic: urp") == 3, out
 	})
@@ -267,7 +268,7 @@ func TestUnderReplicatedPartitionsOfDeadBroker(t *testing.T) {
 func mustLeader(t *testing.T, ctx context.Context, cl *kgo.Client, topic string) int32 {
 	t.Helper()
 	var l int32 = -1
-	testcluster.WaitFor(t, 30*time.Second, "a leader for "+topic, func() (bool, string) {
+	testwait.For(t, 30*time.Second, "a leader for "+topic, func() (bool, string) {
 		l, _ = isrOf(t, ctx, cl, topic)
 		return l >= 0, ""
 	})

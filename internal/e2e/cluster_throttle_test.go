@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestReassignPartitionsThrottled: on 3 brokers and ZooKeeper, two
@@ -58,7 +59,7 @@ func TestReassignPartitionsThrottled(t *testing.T) {
 	freeBytes := partitionLogBytes(t, c.Broker(1), "free")
 	start := time.Now()
 	kafgo(t, "", "reassign-partitions", bs, "--execute", "--reassignment-json-file", freePlan)
-	testcluster.WaitFor(t, 30*time.Second, "unthrottled copy on broker 3", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "unthrottled copy on broker 3", func() (bool, string) {
 		n := partitionLogBytes(t, c.Broker(3), "free")
 		return n >= freeBytes, fmt.Sprintf("%d of %d bytes", n, freeBytes)
 	})
@@ -75,11 +76,11 @@ func TestReassignPartitionsThrottled(t *testing.T) {
 		"Successfully started partition reassignment for slow-0\n"; !strings.HasSuffix(out, want) {
 		t.Fatalf("--execute --throttle:\n%s\nwant it to end with:\n%s", out, want)
 	}
-	testcluster.WaitFor(t, 20*time.Second, "the throttled copy to start", func() (bool, string) {
+	testwait.For(t, 20*time.Second, "the throttled copy to start", func() (bool, string) {
 		return partitionLogBytes(t, c.Broker(3), "slow") > 0, "nothing on broker 3 yet"
 	})
 	// The quota's state at a moment well inside its first window cycle.
-	testcluster.WaitFor(t, 10*time.Second, "broker 3's follower quota to hold the replica back", func() (bool, string) {
+	testwait.For(t, 10*time.Second, "broker 3's follower quota to hold the replica back", func() (bool, string) {
 		held := metricValue(t, c.Broker(3), `kafgo_replication_throttle_held_back_total{side="follower"}`)
 		on := metricValue(t, c.Broker(3), `kafgo_replication_throttling{side="follower"}`)
 		return held > 0 && on == 1, fmt.Sprintf("held back %v, throttling %v", held, on)
@@ -102,7 +103,7 @@ func TestReassignPartitionsThrottled(t *testing.T) {
 		wantConfigs[fmt.Sprintf("broker %d follower.replication.throttled.rate", id)] = "200000 DYNAMIC_BROKER_CONFIG"
 	}
 	// Each broker describes what it applied from the ZooKeeper notifications.
-	testcluster.WaitFor(t, 10*time.Second, "the throttle configs described", func() (bool, string) {
+	testwait.For(t, 10*time.Second, "the throttle configs described", func() (bool, string) {
 		got := throttleConfigs(t, ctx, c, "slow")
 		return maps.Equal(got, wantConfigs), fmt.Sprintf("%v, want %v", got, wantConfigs)
 	})
@@ -129,7 +130,7 @@ func TestReassignPartitionsThrottled(t *testing.T) {
 	if !strings.HasSuffix(out, "The inter-broker throttle limit was set to 100000000 B/s\nSuccessfully started partition reassignment for slow-0\n") {
 		t.Fatalf("--additional --throttle:\n%s", out)
 	}
-	testcluster.WaitFor(t, 15*time.Second, "the move to finish at the raised rate", func() (bool, string) {
+	testwait.For(t, 15*time.Second, "the move to finish at the raised rate", func() (bool, string) {
 		n := partitionLogBytes(t, c.Broker(3), "slow")
 		return n >= leaderBytes, fmt.Sprintf("%d of %d bytes", n, leaderBytes)
 	})
@@ -141,11 +142,11 @@ func TestReassignPartitionsThrottled(t *testing.T) {
 		t.Fatalf("--verify after the move:\n%s\nwant:\n%s", verified, want)
 	}
 	// The brokers apply the deletions from ZooKeeper notifications.
-	testcluster.WaitFor(t, 20*time.Second, "every throttle config gone", func() (bool, string) {
+	testwait.For(t, 20*time.Second, "every throttle config gone", func() (bool, string) {
 		got := throttleConfigs(t, ctx, c, "slow")
 		return len(got) == 0, fmt.Sprint(got)
 	})
-	testcluster.WaitFor(t, 20*time.Second, "broker 3's follower quota back to no limit", func() (bool, string) {
+	testwait.For(t, 20*time.Second, "broker 3's follower quota back to no limit", func() (bool, string) {
 		v := metricValue(t, c.Broker(3), `kafgo_replication_throttle_limit_bytes{side="follower"}`)
 		return v == 9223372036854775807, fmt.Sprint(v)
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestTopicLifecycleOnCluster: creation spreads replicas and leaders over
@@ -24,7 +25,7 @@ func TestTopicLifecycleOnCluster(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, 6, 2, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	testcluster.WaitFor(t, 30*time.Second, "6 partitions with leaders", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "6 partitions with leaders", func() (bool, string) {
 		parts, err := testcluster.Partitions(ctx, cl, topic)
 		if err != nil || len(parts) != 6 {
 			return false, fmt.Sprint(len(parts), err)
@@ -48,7 +49,7 @@ func TestTopicLifecycleOnCluster(t *testing.T) {
 	if _, err := adm.CreatePartitions(ctx, 3, topic); err != nil {
 		t.Fatal(err)
 	}
-	testcluster.WaitFor(t, 30*time.Second, "9 partitions online", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "9 partitions online", func() (bool, string) {
 		parts, err := testcluster.Partitions(ctx, cl, topic)
 		if err != nil {
 			return false, err.Error()
@@ -75,7 +76,7 @@ func TestTopicLifecycleOnCluster(t *testing.T) {
 	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
 		t.Fatal(err)
 	}
-	testcluster.WaitFor(t, 60*time.Second, "deleted topic's files gone", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "deleted topic's files gone", func() (bool, string) {
 		d := dirs()
 		return len(d) == 0, strings.Join(d, " ")
 	})

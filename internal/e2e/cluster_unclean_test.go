@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestUncleanLeaderElectionSwitch: with every in-sync replica gone and
@@ -37,7 +38,7 @@ func TestUncleanLeaderElectionSwitch(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"clean", "unclean"} {
-		testcluster.WaitFor(t, 30*time.Second, name+" led by 1 with ISR [1 2]", func() (bool, string) {
+		testwait.For(t, 30*time.Second, name+" led by 1 with ISR [1 2]", func() (bool, string) {
 			parts, err := testcluster.Partitions(ctx, cl, name)
 			return err == nil && parts[0].Leader == 1 && len(parts[0].ISR) == 2, fmt.Sprint(parts, err)
 		})
@@ -45,7 +46,7 @@ func TestUncleanLeaderElectionSwitch(t *testing.T) {
 	// Broker 2 dies: it leaves the ISRs; records written now exist on 1 only.
 	c.Broker(2).Kill()
 	for _, name := range []string{"clean", "unclean"} {
-		testcluster.WaitFor(t, 30*time.Second, name+" ISR shrinks to [1]", func() (bool, string) {
+		testwait.For(t, 30*time.Second, name+" ISR shrinks to [1]", func() (bool, string) {
 			parts, err := testcluster.Partitions(ctx, cl, name)
 			return err == nil && len(parts[0].ISR) == 1 && parts[0].ISR[0] == 1, fmt.Sprint(parts, err)
 		})
@@ -57,7 +58,7 @@ func TestUncleanLeaderElectionSwitch(t *testing.T) {
 	// The last in-sync replica dies; the out-of-sync one returns.
 	c.Broker(1).Kill()
 	c.Broker(2).Start()
-	testcluster.WaitFor(t, 60*time.Second, "unclean topic elects the out-of-sync replica", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "unclean topic elects the out-of-sync replica", func() (bool, string) {
 		return leaderOfTopic("unclean") == 2, fmt.Sprint(leaderOfTopic("unclean"))
 	})
 	time.Sleep(2 * time.Second)
@@ -75,7 +76,7 @@ func TestUncleanLeaderElectionSwitch(t *testing.T) {
 			}
 		}
 	}
-	testcluster.WaitFor(t, 30*time.Second, "ElectLeaders UNCLEAN gives the clean topic a leader", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "ElectLeaders UNCLEAN gives the clean topic a leader", func() (bool, string) {
 		return leaderOfTopic("clean") == 2, fmt.Sprint(leaderOfTopic("clean"))
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestCompactionKeepsLatestValuePerKey: a cleanup.policy=compact topic with
@@ -87,7 +88,7 @@ func TestCompactionKeepsLatestValuePerKey(t *testing.T) {
 
 	// Compaction: one record per key, the latest (tombstones included).
 	var last []*kgo.Record
-	testcluster.WaitFor(t, time.Minute, "one record per key", func() (bool, string) {
+	testwait.For(t, time.Minute, "one record per key", func() (bool, string) {
 		last = readTopic(t, ctx, c, topic)
 		return len(last) == len(want) && latestMatches(last, want) == "", fmt.Sprintf("%d records: %s", len(last), latestMatches(last, want))
 	})
@@ -126,7 +127,7 @@ func TestCompactionKeepsLatestValuePerKey(t *testing.T) {
 			delete(want, k)
 		}
 	}
-	testcluster.WaitFor(t, time.Minute, "tombstones removed", func() (bool, string) {
+	testwait.For(t, time.Minute, "tombstones removed", func() (bool, string) {
 		last = readTopic(t, ctx, c, topic)
 		return len(last) == len(want) && latestMatches(last, want) == "", fmt.Sprintf("%d records: %s", len(last), latestMatches(last, want))
 	})
@@ -180,7 +181,7 @@ func TestCompactionOfConsumerOffsets(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(c.Brokers()[0].DataDir(), offsets+"-0")
-	testcluster.WaitFor(t, time.Minute, offsets+" compacted", func() (bool, string) {
+	testwait.For(t, time.Minute, offsets+" compacted", func() (bool, string) {
 		active := activeBase(t, dir)
 		recs := readTopic(t, ctx, c, offsets)
 		keys := map[string]bool{}
@@ -200,7 +201,7 @@ func TestCompactionOfConsumerOffsets(t *testing.T) {
 		return active >= commits/2 && below <= 3, fmt.Sprintf("active segment at %d, %d records below it, %d in all", active, below, len(recs))
 	})
 	check := func(when string) {
-		testcluster.WaitFor(t, time.Minute, "committed offset "+when, func() (bool, string) {
+		testwait.For(t, time.Minute, "committed offset "+when, func() (bool, string) {
 			fetched, err := adm.FetchOffsets(ctx, group)
 			if err != nil {
 				return false, err.Error()
@@ -212,7 +213,7 @@ func TestCompactionOfConsumerOffsets(t *testing.T) {
 	check("after compaction")
 	b := c.Brokers()[0]
 	b.Stop()
-	testcluster.WaitFor(t, time.Minute, "broker stopped", func() (bool, string) { return !b.Running(), "" })
+	testwait.For(t, time.Minute, "broker stopped", func() (bool, string) { return !b.Running(), "" })
 	b.Start()
 	c.WaitForBrokers(time.Minute)
 	check("after a restart")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestConfigsToolAgainstBroker drives `kafgo configs` (kafka-configs.sh)
@@ -55,7 +56,7 @@ func TestConfigsToolAgainstBroker(t *testing.T) {
 	if out := kafgo(t, "", "configs", bs, "--broker-defaults", "--alter", "--add-config", "log.retention.ms=7200000"); out != "Completed updating default config for brokers in the cluster.\n" {
 		t.Fatalf("default alter: %q", out)
 	}
-	testcluster.WaitFor(t, 30*time.Second, "the broker configs described", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "the broker configs described", func() (bool, string) {
 		out := kafgo(t, "", "configs", bs, "--entity-type", "brokers", "--describe")
 		want := "Dynamic configs for broker 1 are:\n" +
 			"  follower.replication.throttled.rate=1000000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:follower.replication.throttled.rate=1000000, DEFAULT_CONFIG:follower.replication.throttled.rate=9223372036854775807}\n" +

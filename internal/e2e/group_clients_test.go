@@ -12,6 +12,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // checkCommittedToEnd: the group's committed offsets are the topic's end
@@ -20,7 +21,7 @@ func checkCommittedToEnd(t *testing.T, c *testcluster.Cluster, group, topic stri
 	t.Helper()
 	adm := c.Admin()
 	ends := groupEndOffsets(t, adm, topic)
-	testcluster.WaitFor(t, 20*time.Second, group+" committed to the end", func() (bool, string) {
+	testwait.For(t, 20*time.Second, group+" committed to the end", func() (bool, string) {
 		got := groupCommitted(t, adm, group, topic)
 		return maps.Equal(got, ends), fmt.Sprintf("committed %v, end offsets %v", got, ends)
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // memberGate freezes a client's connections, to simulate a member that hangs or
@@ -262,7 +263,7 @@ func groupCreateTopic(t *testing.T, c *testcluster.Cluster, topic string, partit
 	if _, err := adm.CreateTopic(ctx, partitions, rf, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	testcluster.WaitFor(t, 30*time.Second, "topic leaders", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "topic leaders", func() (bool, string) {
 		md, err := adm.Metadata(ctx, topic)
 		if err != nil {
 			return false, err.Error()

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestGroupKgoMembership: three kgo members of one group share a
@@ -42,7 +43,7 @@ func TestGroupKgoMembership(t *testing.T) {
 			for _, name := range []string{"a", "b", "c"} {
 				ms = append(ms, startGroupMember(t, c, name, group, topic, own, kgo.Balancers(bc.b)))
 			}
-			testcluster.WaitFor(t, 60*time.Second, "three members sharing the partitions", func() (bool, string) {
+			testwait.For(t, 60*time.Second, "three members sharing the partitions", func() (bool, string) {
 				if ok, why := own.exact(partitions, "a", "b", "c"); !ok {
 					return false, "clients: " + why
 				}
@@ -51,7 +52,7 @@ func TestGroupKgoMembership(t *testing.T) {
 
 			left := time.Now()
 			ms[2].cl.LeaveGroup()
-			testcluster.WaitFor(t, 30*time.Second, "two members after a LeaveGroup", func() (bool, string) {
+			testwait.For(t, 30*time.Second, "two members after a LeaveGroup", func() (bool, string) {
 				if ok, why := own.exact(partitions, "a", "b"); !ok {
 					return false, "clients: " + why
 				}
@@ -61,7 +62,7 @@ func TestGroupKgoMembership(t *testing.T) {
 
 			ms[1].gate.set(true, false) // b hangs: no LeaveGroup, no heartbeats
 			frozen := time.Now()
-			testcluster.WaitFor(t, 60*time.Second, "the last member owning everything", func() (bool, string) {
+			testwait.For(t, 60*time.Second, "the last member owning everything", func() (bool, string) {
 				if ok, why := own.exact(partitions, "a"); !ok {
 					return false, "clients: " + why
 				}
@@ -98,7 +99,7 @@ func TestGroupKgoRebalanceTime(t *testing.T) {
 				ms = append(ms, startGroupMember(t, c, name, group, "rebalance-time", own,
 					kgo.Balancers(kgo.RangeBalancer()), kgo.HeartbeatInterval(hb)))
 			}
-			testcluster.WaitFor(t, 60*time.Second, "three members", func() (bool, string) { return own.exact(partitions, "a", "b", "c") })
+			testwait.For(t, 60*time.Second, "three members", func() (bool, string) { return own.exact(partitions, "a", "b", "c") })
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			start := time.Now()
 			if err := ms[2].cl.LeaveGroupContext(ctx); err != nil {

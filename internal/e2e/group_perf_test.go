@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestGroupCommitThroughput measures one kgo client committing in a loop,
@@ -31,7 +32,7 @@ func TestGroupCommitThroughput(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			// The first commit waits for the coordinator to exist.
-			testcluster.WaitFor(t, 30*time.Second, "a first commit", func() (bool, string) {
+			testwait.For(t, 30*time.Second, "a first commit", func() (bool, string) {
 				r, err := adm.CommitOffsets(ctx, group, kadm.Offsets{topic: {0: {Topic: topic, Partition: 0, At: 0}}})
 				if err == nil {
 					err = r.Error()

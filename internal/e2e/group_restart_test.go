@@ -14,6 +14,7 @@ import (
 
 	"kafgo/broker/group"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // consumeGroup polls a group consumer until stop says so, returning every
@@ -51,7 +52,7 @@ func consumeGroup(t *testing.T, cl *kgo.Client, stop func(seen map[int]bool) boo
 // restart it is loading __consumer_offsets meanwhile).
 func waitCommitted(t *testing.T, adm *kadm.Client, group, topic string, want map[int32]int64) {
 	t.Helper()
-	testcluster.WaitFor(t, 60*time.Second, "committed offsets readable", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "committed offsets readable", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		res, err := adm.FetchOffsets(ctx, group)
@@ -180,7 +181,7 @@ func TestGroupMemberSurvivesCoordinatorKill(t *testing.T) {
 	b.Kill()
 	b.Start()
 	c.WaitForBrokers(time.Minute)
-	testcluster.WaitFor(t, 60*time.Second, "the group loaded back", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "the group loaded back", func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		dg, err := adm.DescribeGroups(ctx, group)
@@ -245,7 +246,7 @@ func coordinatorFailover(t *testing.T, stop func(*testcluster.Broker)) {
 		t.Fatal(old.Err)
 	}
 	stop(c.Broker(old.NodeID))
-	testcluster.WaitFor(t, 60*time.Second, "a new coordinator", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "a new coordinator", func() (bool, string) {
 		r := adm.FindGroupCoordinators(ctx, groupID)[groupID]
 		return r.Err == nil && r.NodeID != old.NodeID, fmt.Sprintf("node %d err %v", r.NodeID, r.Err)
 	})
@@ -265,7 +266,7 @@ func coordinatorFailover(t *testing.T, stop func(*testcluster.Broker)) {
 	// ZooKeeper session expires, and a FindCoordinator sent there fails
 	// the commit with a dial error; an application retries, and so do we,
 	// bounded.
-	testcluster.WaitFor(t, 60*time.Second, "a commit to the new coordinator", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "a commit to the new coordinator", func() (bool, string) {
 		if err := cl.CommitUncommittedOffsets(ctx); err != nil {
 			return false, err.Error()
 		}

@@ -13,6 +13,7 @@ import (
 
 	"kafgo/broker/wire"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // rawGroupClient sends group requests at exact versions.
@@ -70,7 +71,7 @@ func TestGroupEveryVersion(t *testing.T) {
 			group := fmt.Sprintf("raw-%d", v)
 			fcV, syncV, hbV, leaveV, commitV, fetchV, descV, listV, delV := min(v, 4), min(v, 5), min(v, 4), min(v, 5), min(v, 8), min(v, 8), min(v, 5), min(v, 4), min(v, 2)
 
-			testcluster.WaitFor(t, 30*time.Second, "a coordinator", func() (bool, string) {
+			testwait.For(t, 30*time.Second, "a coordinator", func() (bool, string) {
 				fc := kmsg.NewPtrFindCoordinatorRequest()
 				fc.CoordinatorKey, fc.CoordinatorKeys = group, []string{group}
 				resp := r.do(fc, fcV).(*kmsg.FindCoordinatorResponse)

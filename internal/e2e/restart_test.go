@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestKillDuringProduceLosesNoAckedRecord: kill -9 the broker while an
@@ -54,7 +55,7 @@ func TestKillDuringProduceLosesNoAckedRecord(t *testing.T) {
 		}
 	}()
 	// Let some records be acknowledged, then crash the broker mid-stream.
-	testcluster.WaitFor(t, time.Minute, "acknowledged records before the kill", func() (bool, string) {
+	testwait.For(t, time.Minute, "acknowledged records before the kill", func() (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(acked) > 5000, strconv.Itoa(len(acked))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // kafgo runs the binary under test with stdin and returns stdout, failing
@@ -92,7 +93,7 @@ func TestOperationsSuiteAgainstBroker(t *testing.T) {
 	}
 
 	kafgo(t, "", "topics", bs, "--delete", "--topic", "ops")
-	testcluster.WaitFor(t, 30*time.Second, "topic gone from --list", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "topic gone from --list", func() (bool, string) {
 		out := kafgo(t, "", "topics", bs, "--list", "--exclude-internal")
 		return !strings.Contains(out, "ops\n"), out
 	})

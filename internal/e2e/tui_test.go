@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
 // TestTUIShowsLiveCluster runs `kafgo tui --once` against a three-broker
@@ -127,7 +128,7 @@ func TestTUIShowsLiveCluster(t *testing.T) {
 	}
 	victimID := strconv.Itoa(int(victim))
 	var last string
-	testcluster.WaitFor(t, 60*time.Second, "the killed follower offline and out of the ISR, its LEO behind", func() (bool, string) {
+	testwait.For(t, 60*time.Second, "the killed follower offline and out of the ISR, its LEO behind", func() (bool, string) {
 		last = frame("partitions", "--topic", topic)
 		r := partitionRows(t, last)[0]
 		behind := false
@@ -141,7 +142,7 @@ func TestTUIShowsLiveCluster(t *testing.T) {
 	t.Logf("with broker %d killed:\n%s", victim, last)
 
 	c.Broker(victim).Start()
-	testcluster.WaitFor(t, 90*time.Second, "the follower back in the ISR at the leader's LEO", func() (bool, string) {
+	testwait.For(t, 90*time.Second, "the follower back in the ISR at the leader's LEO", func() (bool, string) {
 		last = frame("partitions", "--topic", topic)
 		r := partitionRows(t, last)[0]
 		reps := replicaRows(last)

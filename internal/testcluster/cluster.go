@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/internal/testwait"
+
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -231,7 +233,7 @@ func (c *Cluster) waitStarted(timeout time.Duration) { c.waitRegistered(timeout,
 func (c *Cluster) waitRegistered(timeout time.Duration, allMustRun bool) {
 	c.t.Helper()
 	cl := c.Client()
-	WaitFor(c.t, timeout, "all brokers registered with a controller", func() (bool, string) {
+	testwait.For(c.t, timeout, "all brokers registered with a controller", func() (bool, string) {
 		running := 0
 		for _, b := range c.brokers {
 			if b.Running() {
@@ -248,25 +250,6 @@ func (c *Cluster) waitRegistered(timeout time.Duration, allMustRun bool) {
 		}
 		return len(m.Brokers) == running && m.ControllerID >= 0, fmt.Sprintf("%d of %d brokers, controller %d", len(m.Brokers), running, m.ControllerID)
 	})
-}
-
-// WaitFor polls cond until it holds or timeout passes (then the test
-// fails with cond's last explanation). Polls are 50 ms apart.
-func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last string
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		last = why
-		if time.Now().After(deadline) {
-			t.Fatalf("testcluster: timed out after %v waiting for %s: %s", timeout, what, last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // Addr is the broker's listener address.

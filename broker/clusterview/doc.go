@@ -1,4 +1,4 @@
-// Package metacache holds a broker's view of the cluster as the controller last
+// Package clusterview holds a broker's view of the cluster as the controller last
 // described it in UpdateMetadata requests: the live brokers with their
 // listener endpoints, the controller id, and every partition's leader, leader
 // epoch, replicas, ISR and offline replicas.
@@ -11,4 +11,4 @@
 // every UpdateMetadata replaces the previous one, partition states are applied
 // incrementally, and a partition whose leader is -2 (LeaderDuringDelete) is
 // removed, the topic going with its last partition.
-package metacache
+package clusterview

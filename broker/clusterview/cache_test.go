@@ -1,4 +1,4 @@
-package metacache
+package clusterview
 
 import "testing"
 

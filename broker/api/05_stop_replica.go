@@ -1,0 +1,19 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// StopReplica (key 5), v3 only: the controller stops (and with delete=true
+// removes) replicas, on topic deletion and reassignment. Brokers only.
+
+func (s *Server) handleStopReplica(c *Call) Reply {
+	req := c.Req.(*kmsg.StopReplicaRequest)
+	if !s.fromBroker(c) {
+		resp := req.ResponseKind().(*kmsg.StopReplicaResponse)
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return now(resp)
+	}
+	return now(s.d.Replicas.HandleStopReplica(req))
+}

@@ -1,0 +1,22 @@
+package api
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// ControlledShutdown (key 7), v3 only: a broker asks the active controller
+// to move its leaderships away before it stops. Other brokers answer
+// NOT_CONTROLLER; the answer lists the partitions still led by the broker.
+
+func (s *Server) handleControlledShutdown(c *Call) Reply {
+	req := c.Req.(*kmsg.ControlledShutdownRequest)
+	if !s.fromBroker(c) || s.notController() {
+		resp := req.ResponseKind().(*kmsg.ControlledShutdownResponse)
+		resp.ErrorCode = kerr.NotController.Code
+		return now(resp)
+	}
+	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) { return s.d.Controller.ControlledShutdown(ctx, req) }, req)
+}

@@ -1,0 +1,24 @@
+package api
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// AlterPartition (key 56), v1: a leader proposes an ISR change; only the
+// active controller answers (others NOT_CONTROLLER), fencing by partition
+// epoch.
+
+// Requests for the controller: answered only by the active one.
+
+func (s *Server) handleAlterPartition(c *Call) Reply {
+	req := c.Req.(*kmsg.AlterPartitionRequest)
+	if !s.fromBroker(c) || s.notController() {
+		resp := req.ResponseKind().(*kmsg.AlterPartitionResponse)
+		resp.ErrorCode = kerr.NotController.Code
+		return now(resp)
+	}
+	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) { return s.d.Controller.AlterPartition(ctx, req) }, req)
+}
