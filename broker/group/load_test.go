@@ -199,7 +199,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	close(l.readHold)
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
-		var err error
+		var err *kerr.Error
 		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}})
 		return err == nil, fmt.Sprint(err)
 	})
