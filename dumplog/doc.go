@@ -31,11 +31,14 @@
 // typo in Kafka's format string, kept so the lines match). Magic 0 has
 // timestamp type NoTimestampType and timestamp -1.
 //
-// .index: "offset: O position: P" per entry, stopping at the first zero
-// entry of a preallocated file, or "<file> is empty."; .timeindex:
-// "timestamp: T offset: O". --index-sanity-check prints "<file> passed
-// sanity check." (the check the broker runs on startup), and
-// --verify-index-only checks without printing entries. .snapshot: one
+// .index: "offset: O position: P" per entry, or "<file> is empty.";
+// .timeindex: "timestamp: T offset: O". The indexes of an active segment
+// are preallocated and end in zero entries: those are not entries (the
+// dump also stops, as Kafka's, at an entry after the first whose offset is
+// the base), so a live segment dumps and checks like a closed one.
+// --index-sanity-check prints "<file> passed sanity check." (the check the
+// broker runs on startup), and --verify-index-only checks without printing
+// entries. .snapshot: one
 // line per producer; .txnindex: one line per aborted transaction. Other
 // suffixes: "Ignoring unknown file <file>" on stderr.
 //

@@ -66,7 +66,9 @@ func (d *dumper) dumpIndex(path string) {
 	abs := absPath(path)
 	sr := &segmentReader{r: lf}
 	for i, e := range entries {
-		// A preallocated index (an active segment) ends in zero entries.
+		// Kafka's dump ends at an entry after the first naming the base
+		// offset, which is how a zero entry reads; the zero tail of a
+		// preallocated index is already left out of the entries.
 		if i > 0 && e.Offset == idx.BaseOffset() {
 			return
 		}
