@@ -78,6 +78,8 @@
 //
 // Exit status: 0 when nothing was wrong, 2 when a file is corrupt or an
 // index disagrees with its log (including Kafka's mismatch reports), 1 when
-// a file could not be read at all or the flags are wrong. Non-consecutive
-// offsets are reported but are not an error: compaction leaves gaps.
+// a file could not be read at all or the flags are wrong. A missing file
+// (or the .log an index needs) is reported as "Cannot dump <file>: <path>
+// does not exist". Non-consecutive offsets are reported but are not an
+// error: compaction leaves gaps.
 package dumplog

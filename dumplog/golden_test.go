@@ -120,8 +120,9 @@ var goldenCases = []struct {
 	{"txnindex-corrupt", []string{files("txn/50.txnindex", "txn/60.txnindex")}, 2},
 
 	// Files that cannot be read, and usage errors: exit status 1.
-	{"missing-files", []string{files("nope/0.log", "nope/0.index", "nope/0.timeindex", "nope/0.snapshot", "empty/100.timeindex"), "--verify-index-only"}, 1},
-	{"bad-name", []string{files("plain/not-a-segment.log")}, 1},
+	{"missing-files", []string{files("nope/0.log", "nope/0.index", "nope/0.timeindex", "nope/0.snapshot", "empty/100.timeindex", "nope/0.txnindex", "nope/not-a-segment.log"), "--verify-index-only"}, 1},
+	{"missing-log", []string{files("nolog/0.index")}, 1},
+	{"bad-name", []string{files("badname/not-a-segment.log")}, 1},
 	{"mixed-failures", []string{files("torn/0.log", "nope/0.log")}, 1},
 	{"no-files", nil, 1},
 	{"bad-decoder", []string{"--key-decoder-class=com.example.AvroDecoder", files("plain/0.log")}, 1},
