@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -44,14 +45,8 @@ func TestReadIndexFilesSkipZeroTail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := f.Entries()
-			if len(got) != len(tc.want) {
+			if got := f.Entries(); !slices.Equal(got, tc.want) {
 				t.Fatalf("entries %v, want %v", got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Fatalf("entries %v, want %v", got, tc.want)
-				}
 			}
 			if f.Size() != int64(len(tc.data)) {
 				t.Errorf("size %d, want %d", f.Size(), len(tc.data))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -288,32 +287,16 @@ func TestManagerBackground(t *testing.T) {
 	})
 }
 
-// syncBuffer is a log sink safe for the manager's parallel loaders.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A fresh log dir (or one with no partitions) has nothing to recover, so
 // start-up must not claim it is recovering; a dir with partitions and no
 // clean-shutdown marker is recovered and says so.
 func TestManagerRecoveryMessageOnlyWithLogs(t *testing.T) {
 	const recovering = "no clean shutdown marker"
-	open := func(dirs ...string) (*Manager, *syncBuffer) {
+	// slog's text handler serialises its writes, and the buffer is read
+	// only after OpenManager and Shutdown returned.
+	open := func(dirs ...string) (*Manager, *strings.Builder) {
 		t.Helper()
-		var buf syncBuffer
+		var buf strings.Builder
 		cfg := managerConfig(dirs...)
 		cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
 		return openTestManager(t, cfg), &buf
