@@ -84,6 +84,7 @@ func TestTimeIndexOffsetsAreBatchLastOffsets(t *testing.T) {
 	if got := segs[1].timeIdx.entries(); !equalPairs(got, want1) {
 		t.Errorf("active segment time index = %v, want %v", got, want1)
 	}
+	checkShallowTimeIndex(t, l)
 }
 
 // Recovery rebuilds the time index from batch headers; it must come out as
@@ -173,5 +174,69 @@ func TestMaxTimestampRecordInsideBatch(t *testing.T) {
 				l.Close()
 			}
 		})
+	}
+}
+
+// checkShallowTimeIndex checks every time index entry of every segment the
+// way kafka-dump-log does, and more: its offset is the last offset of a
+// batch, the largest timestamp up to that batch is the entry's, and no
+// earlier batch already had it.
+func checkShallowTimeIndex(t *testing.T, l *Log) {
+	t.Helper()
+	for _, s := range l.segments() {
+		lastOff := map[int64]int64{} // batch last offset -> largest timestamp so far
+		firstAt := map[int64]int64{} // timestamp -> last offset of the first batch reaching it
+		maxTs := int64(noTimestamp)
+		sc := newBatchScanner(s.log, s.name, 0, s.size.Load())
+		for {
+			h, _, _, err := sc.next(false)
+			if err != nil {
+				break
+			}
+			if h.MaxTimestamp > maxTs {
+				maxTs = h.MaxTimestamp
+				firstAt[maxTs] = h.LastOffset()
+			}
+			lastOff[h.LastOffset()] = maxTs
+		}
+		for _, e := range s.timeIdx.entries() {
+			ts, ok := lastOff[e[1]]
+			if !ok || ts != e[0] || firstAt[ts] != e[1] {
+				t.Errorf("segment %d: time index entry %d@%d; batches end at %v, first reaching each timestamp %v", s.base, e[0], e[1], lastOff, firstAt)
+			}
+		}
+	}
+}
+
+// The cleaner's rewritten segments index the same way as appends and
+// recovery.
+func TestTimeIndexOfCleanedSegments(t *testing.T) {
+	cfg := compactConfig(1024)
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	defer l.Close()
+	for i := 0; i < 60; i++ {
+		codec := []record.Codec{record.CodecNone, record.CodecGzip}[i%2]
+		b := record.NewBuilder(0, codec)
+		ts := int64(1_000_000 + 10*i)
+		for j, d := range []int64{0, 7, 3, 7} { // the largest timestamp inside, tied
+			b.Append(ts+d, []byte{'k', byte((4*i + j) % 23)}, []byte("value"), nil)
+		}
+		data, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, l, data, 0)
+	}
+	if l.NumSegments() < 3 {
+		t.Fatalf("%d segments, want several", l.NumSegments())
+	}
+	checkShallowTimeIndex(t, l)
+	res := cleanTestLog(t, l, 0, 1<<20)
+	cleanTestLog(t, l, res.checkpoint, 1<<20)
+	checkShallowTimeIndex(t, l)
+	for _, s := range l.segments()[:l.NumSegments()-1] {
+		if len(s.timeIdx.entries()) == 0 {
+			t.Errorf("cleaned segment %d has no time index entry", s.base)
+		}
 	}
 }
