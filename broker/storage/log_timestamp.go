@@ -38,7 +38,7 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 	_, pos := s.offIdx.lookup(max(o, startingOffset), end)
 	sc := newBatchScanner(s.log, s.name, pos, end)
 	for {
-		h, p, batch, err := sc.next(true)
+		h, p, _, err := sc.next(false)
 		if errors.Is(err, io.EOF) {
 			return -1, -1, false, nil
 		}
@@ -50,6 +50,11 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 		}
 		if h.MaxTimestamp < ts || h.LastOffset() < startingOffset {
 			continue
+		}
+		// Only the batch that qualifies is read whole.
+		batch, err := sc.window(p, int64(h.Size()))
+		if err != nil {
+			return -1, -1, false, err
 		}
 		offset, timestamp = -1, -1
 		werr := walkRecordTimestamps(batch, &h, func(o, t int64) bool {
@@ -101,7 +106,7 @@ func (s *segment) firstRecordWithMaxTimestamp(ts, shallow int64) (int64, error) 
 	_, pos := s.offIdx.lookup(shallow, end)
 	sc := newBatchScanner(s.log, s.name, pos, end)
 	for {
-		h, p, batch, err := sc.next(true)
+		h, p, _, err := sc.next(false)
 		if errors.Is(err, io.EOF) {
 			return shallow, nil
 		}
@@ -110,6 +115,10 @@ func (s *segment) firstRecordWithMaxTimestamp(ts, shallow int64) (int64, error) 
 		}
 		if h.MaxTimestamp != ts {
 			continue
+		}
+		batch, err := sc.window(p, int64(h.Size()))
+		if err != nil {
+			return -1, err
 		}
 		offset := int64(-1)
 		werr := walkRecordTimestamps(batch, &h, func(o, t int64) bool {
