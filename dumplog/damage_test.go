@@ -87,7 +87,8 @@ func damages() []damage {
 }
 
 // writeDamaged writes the broken copies of the plain log's first segment,
-// and an empty segment whose index is empty.
+// an empty segment whose index is empty, an index without its log and a
+// log with a bad name.
 func writeDamaged(plain, root string) error {
 	for _, dm := range damages() {
 		for ext, edit := range dm.files {
@@ -104,6 +105,13 @@ func writeDamaged(plain, root string) error {
 		if err := writeFile(filepath.Join(root, "empty", "00000000000000000100"+ext), nil); err != nil {
 			return err
 		}
+	}
+	// An index without its .log, and a log whose name is no segment's.
+	if err := writeFile(filepath.Join(root, "nolog", segName+".index"), nil); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(root, "badname", "not-a-segment.log"), nil); err != nil {
+		return err
 	}
 	return writeTxnIndexes(filepath.Join(root, "txn"))
 }

@@ -31,11 +31,14 @@
 // typo in Kafka's format string, kept so the lines match). Magic 0 has
 // timestamp type NoTimestampType and timestamp -1.
 //
-// .index: "offset: O position: P" per entry, stopping at the first zero
-// entry of a preallocated file, or "<file> is empty."; .timeindex:
-// "timestamp: T offset: O". --index-sanity-check prints "<file> passed
-// sanity check." (the check the broker runs on startup), and
-// --verify-index-only checks without printing entries. .snapshot: one
+// .index: "offset: O position: P" per entry, or "<file> is empty.";
+// .timeindex: "timestamp: T offset: O". The indexes of an active segment
+// are preallocated and end in zero entries: those are not entries (the
+// dump also stops, as Kafka's, at an entry after the first whose offset is
+// the base), so a live segment dumps and checks like a closed one.
+// --index-sanity-check prints "<file> passed sanity check." (the check the
+// broker runs on startup), and --verify-index-only checks without printing
+// entries. .snapshot: one
 // line per producer; .txnindex: one line per aborted transaction. Other
 // suffixes: "Ignoring unknown file <file>" on stderr.
 //
@@ -75,6 +78,8 @@
 //
 // Exit status: 0 when nothing was wrong, 2 when a file is corrupt or an
 // index disagrees with its log (including Kafka's mismatch reports), 1 when
-// a file could not be read at all or the flags are wrong. Non-consecutive
-// offsets are reported but are not an error: compaction leaves gaps.
+// a file could not be read at all or the flags are wrong. A missing file
+// (or the .log an index needs) is reported as "Cannot dump <file>: <path>
+// does not exist". Non-consecutive offsets are reported but are not an
+// error: compaction leaves gaps.
 package dumplog

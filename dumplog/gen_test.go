@@ -92,17 +92,26 @@ type marker struct {
 	ts    int64
 }
 
-// writeLog builds a partition directory dir (named <topic>-<partition>)
-// with the broker's storage and returns it closed.
-func writeLog(dir string, epoch int32, steps []step) error {
+// goldenLogConfig is the storage configuration of the golden logs: sparse
+// but non-empty indexes for small files, and small preallocated index files
+// for the ones copied while open.
+func goldenLogConfig() storage.LogConfig {
 	cfg := storage.DefaultLogConfig()
-	cfg.IndexIntervalBytes = 150 // sparse but non-empty indexes for small files
+	cfg.IndexIntervalBytes = 150
+	cfg.SegmentIndexBytes = 1024
+	return cfg
+}
+
+// runSteps opens a partition directory dir (named <topic>-<partition>)
+// with the broker's storage, does steps as leader in epoch and returns the
+// log still open.
+func runSteps(dir string, cfg storage.LogConfig, epoch int32, steps []step) (*storage.Log, error) {
 	l, err := storage.OpenLog(dir, cfg, storage.OpenOptions{
 		Clock:  func() time.Time { return time.UnixMilli(baseTime + 60000) },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, s := range steps {
 		var b []byte
@@ -119,10 +128,35 @@ func writeLog(dir string, epoch int32, steps []step) error {
 		}
 		if err != nil {
 			l.Close()
-			return fmt.Errorf("step %d: %w", i, err)
+			return nil, fmt.Errorf("step %d: %w", i, err)
 		}
 	}
+	return l, nil
+}
+
+// writeLog builds a partition directory with the broker's storage and
+// returns it closed.
+func writeLog(dir string, epoch int32, steps []step) error {
+	l, err := runSteps(dir, goldenLogConfig(), epoch, steps)
+	if err != nil {
+		return err
+	}
 	return l.Close()
+}
+
+// copyOpenLog builds a partition directory and copies its segment files to
+// to while the log is open, as an operator dumping a running broker's
+// active segment finds them: indexes preallocated with a zero tail.
+func copyOpenLog(dir, to string, epoch int32, steps []step) error {
+	l, err := runSteps(dir, goldenLogConfig(), epoch, steps)
+	if err != nil {
+		return err
+	}
+	err = copySegmentFiles(dir, to)
+	if cerr := l.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func batchStep(b batchSpec) step { return step{batch: &b} }
@@ -334,6 +368,12 @@ func generateSegments(root string) error {
 	}
 	if err := copySegmentFiles(offsetsDir, filepath.Join(root, "offsets")); err != nil {
 		return err
+	}
+	if err := copyOpenLog(filepath.Join(tmp, "live-0"), filepath.Join(root, "live"), 3, liveSteps()); err != nil {
+		return fmt.Errorf("live log: %w", err)
+	}
+	if err := copyOpenLog(filepath.Join(tmp, "fresh-0"), filepath.Join(root, "fresh"), 3, liveSteps()[:1]); err != nil {
+		return fmt.Errorf("fresh log: %w", err)
 	}
 	legacy, err := legacyLog()
 	if err != nil {

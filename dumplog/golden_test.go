@@ -88,6 +88,17 @@ var goldenCases = []struct {
 	{"index-empty", []string{"--index-sanity-check", files("empty/100.index")}, 0},
 	{"timeindex-without-index", []string{files("noindex/0.timeindex")}, 0},
 	{"index-prealloc", []string{files("prealloc/0.index", "prealloc/0.timeindex")}, 0},
+	{"index-sanity-prealloc", []string{"--index-sanity-check", files("prealloc/0.index", "prealloc/0.timeindex")}, 0},
+	// Copied from a log still open: the second segment is the active one,
+	// its indexes preallocated with a zero tail; "fresh" has one batch, too
+	// few bytes for an index entry.
+	{"live-dump", []string{files("live/0.index", "live/0.timeindex", "live/17.index", "live/17.timeindex")}, 0},
+	{"live-verify", []string{"--verify-index-only", files("live/0.index", "live/0.timeindex", "live/17.index", "live/17.timeindex")}, 0},
+	{"live-sanity", []string{"--index-sanity-check", files("live/0.index", "live/0.timeindex", "live/17.index", "live/17.timeindex")}, 0},
+	{"live-shallow", []string{files("live/17.log")}, 0},
+	{"fresh-dump", []string{files("fresh/0.index", "fresh/0.timeindex")}, 0},
+	{"fresh-verify", []string{"--verify-index-only", files("fresh/0.index", "fresh/0.timeindex")}, 0},
+	{"fresh-sanity", []string{"--index-sanity-check", files("fresh/0.index", "fresh/0.timeindex")}, 0},
 	{"snapshot", []string{files("plain/15.snapshot", "plain/23.snapshot", "offsets/13.snapshot")}, 0},
 	{"txnindex", []string{files("txn/0.txnindex")}, 0},
 	{"unknown-files", []string{files("plain/leader-epoch-checkpoint", "plain/partition.metadata", "plain/0.log.deleted")}, 0},
@@ -103,14 +114,15 @@ var goldenCases = []struct {
 	// Indexes that disagree with the log.
 	{"wrong-index-dump", []string{files("wrongindex/0.index", "wrongindex/0.timeindex")}, 2},
 	{"wrong-index-verify", []string{"--verify-index-only", files("wrongindex/0.index", "wrongindex/0.timeindex")}, 2},
-	{"index-sanity-failures", []string{"--index-sanity-check", files("badindex/0.index", "badindex/0.timeindex", "wrongindex/0.timeindex", "prealloc/0.index")}, 2},
+	{"index-sanity-failures", []string{"--index-sanity-check", files("badindex/0.index", "badindex/0.timeindex", "wrongindex/0.timeindex")}, 2},
 	{"index-bad-length-dump", []string{files("badindex/0.index", "badindex/0.timeindex")}, 2},
 	{"index-max-message-size", []string{"--verify-index-only", "--max-message-size", "100", files("plain/0.index")}, 2},
 	{"txnindex-corrupt", []string{files("txn/50.txnindex", "txn/60.txnindex")}, 2},
 
 	// Files that cannot be read, and usage errors: exit status 1.
-	{"missing-files", []string{files("nope/0.log", "nope/0.index", "nope/0.timeindex", "nope/0.snapshot", "empty/100.timeindex"), "--verify-index-only"}, 1},
-	{"bad-name", []string{files("plain/not-a-segment.log")}, 1},
+	{"missing-files", []string{files("nope/0.log", "nope/0.index", "nope/0.timeindex", "nope/0.snapshot", "empty/100.timeindex", "nope/0.txnindex", "nope/not-a-segment.log"), "--verify-index-only"}, 1},
+	{"missing-log", []string{files("nolog/0.index")}, 1},
+	{"bad-name", []string{files("badname/not-a-segment.log")}, 1},
 	{"mixed-failures", []string{files("torn/0.log", "nope/0.log")}, 1},
 	{"no-files", nil, 1},
 	{"bad-decoder", []string{"--key-decoder-class=com.example.AvroDecoder", files("plain/0.log")}, 1},

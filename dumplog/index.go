@@ -24,7 +24,12 @@ const noTimestamp = -1
 // segmentLog opens the .log that an index file belongs to, as Kafka's dump
 // of an index always does first.
 func (d *dumper) segmentLog(path string) (*os.File, int64, bool) {
-	f, err := os.Open(storage.SegmentLogPath(path))
+	logPath := storage.SegmentLogPath(path)
+	f, err := os.Open(logPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		d.fail(path, fmt.Errorf("%w (an index is checked against its segment's log)", errMissing(logPath)))
+		return nil, 0, false
+	}
 	if err != nil {
 		d.fail(path, err)
 		return nil, 0, false
@@ -66,7 +71,9 @@ func (d *dumper) dumpIndex(path string) {
 	abs := absPath(path)
 	sr := &segmentReader{r: lf}
 	for i, e := range entries {
-		// A preallocated index (an active segment) ends in zero entries.
+		// Kafka's dump ends at an entry after the first naming the base
+		// offset, which is how a zero entry reads; the zero tail of a
+		// preallocated index is already left out of the entries.
 		if i > 0 && e.Offset == idx.BaseOffset() {
 			return
 		}

@@ -2,8 +2,11 @@ package dumplog
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -110,20 +113,29 @@ func (d *dumper) dumpFile(path string) {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		suffix = name[i:]
 	}
+	var dump func(string)
 	switch suffix {
 	case ".log":
-		d.dumpLogFile(path)
+		dump = d.dumpLogFile
 	case ".index":
-		d.dumpIndex(path)
+		dump = d.dumpIndex
 	case ".timeindex":
-		d.dumpTimeIndex(path)
+		dump = d.dumpTimeIndex
 	case ".snapshot":
-		d.dumpSnapshot(path)
+		dump = d.dumpSnapshot
 	case ".txnindex":
-		d.dumpTxnIndex(path)
+		dump = d.dumpTxnIndex
 	default:
 		d.eprintf("Ignoring unknown file %s\n", path)
+		return
 	}
+	// A missing file is named as missing before anything else is said
+	// about it (a bad name, or the .log an index is checked against).
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		d.fail(path, errMissing(path))
+		return
+	}
+	dump(path)
 }
 
 func (d *dumper) printf(format string, args ...any) {
@@ -151,6 +163,11 @@ func (d *dumper) eprintf(format string, args ...any) {
 func (d *dumper) fail(path string, err error) {
 	d.eprintf("Cannot dump %s: %v\n", path, err)
 	d.failed = appendOnce(d.failed, path)
+}
+
+// errMissing is the reason given for a file that does not exist.
+func errMissing(path string) error {
+	return fmt.Errorf("%s does not exist", path)
 }
 
 // markCorrupt records that path has a problem already printed.

@@ -34,7 +34,10 @@ func (p *Partition) ListOffset(currentLeaderEpoch int32, timestamp int64, fromRe
 		start := p.log.LogStartOffset()
 		return start, -1, p.epochForOffsetLocked(start), nil
 	case MaxTimestamp:
-		mts, moff := p.log.MaxTimestamp()
+		mts, moff, err := p.log.MaxTimestamp()
+		if err != nil {
+			return -1, -1, -1, err
+		}
 		if moff < 0 || moff >= bound {
 			return -1, -1, -1, nil
 		}

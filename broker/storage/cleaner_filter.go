@@ -7,11 +7,6 @@ import (
 	"kafgo/broker/record"
 )
 
-// cleanerMaxDecompressed bounds one decompressed batch while cleaning. What
-// is in the log passed produce validation already, so this only guards
-// against a corrupt length turning into an absurd allocation.
-const cleanerMaxDecompressed = 1 << 30
-
 // batchFilter decides, batch by batch, what of a log survives a cleaning
 // pass (Kafka's Cleaner.cleanInto with MemoryRecords.filterTo). Rules:
 //
@@ -80,7 +75,7 @@ func (f *batchFilter) filter(dst, b []byte) ([]byte, batchFate, error) {
 		f.stats.RecordsKept += int64(h.RecordCount)
 		return append(dst, b...), fateCopied, nil
 	}
-	_, it, err := record.IterRecords(b, cleanerMaxDecompressed)
+	_, it, err := record.IterRecords(b, maxDecompressedBatch)
 	if err != nil {
 		return dst, fateDropped, fmt.Errorf("storage: clean: batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
 	}

@@ -237,7 +237,7 @@ func (l *Log) buildOffsetMap(ctx context.Context, snap *cleanSnapshot, firstDirt
 // key that did not fit (the records before it are in the map, which is
 // harmless: their offsets are beyond the end the caller reports).
 func mapBatch(b []byte, h *record.BatchHeader, from int64, om *offsetMap) (full bool, err error) {
-	_, it, err := record.IterRecords(b, cleanerMaxDecompressed)
+	_, it, err := record.IterRecords(b, maxDecompressedBatch)
 	if err != nil {
 		return false, fmt.Errorf("storage: clean: map batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
 	}

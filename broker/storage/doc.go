@@ -43,12 +43,13 @@
 //
 // .timeindex: 12-byte entries, timestamp int64 and relativeOffset int32,
 // taken at the same moments as offset index entries but only when the
-// largest timestamp so far grew; its offset is the first one that carried
-// that timestamp. A leader computes it per record for uncompressed batches,
-// per batch (last offset) for compressed ones and for the whole append under
-// LogAppendTime; a follower and recovery use each batch's last offset (all
-// as Kafka 2.x). The last slot is kept for the entry forced when the segment
-// rolls or closes: the segment's largest timestamp.
+// largest timestamp so far grew; its offset is Kafka's shallow offset of
+// that timestamp, the last offset of the earliest batch carrying it. Leader
+// appends, follower appends, recovery and the cleaner all write it so
+// (kafka-dump-log checks that each entry names a batch's last offset);
+// lookups by timestamp scan records from there. The last slot is kept for
+// the entry forced when the segment rolls or closes: the segment's largest
+// timestamp.
 //
 // The active segment's index files are preallocated to segment.index.bytes
 // (rounded down to whole entries) and trimmed to their entries when the

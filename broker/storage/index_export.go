@@ -15,7 +15,9 @@ import (
 // memory and run the broker's own entry decoding, lookup and sanity checks
 // over that copy. Entries are counted from the file length rounded down, as
 // Kafka's read-only index does, so a torn last entry is left out of the
-// entries and reported by the sanity check.
+// entries and reported by the sanity check; and the index of an active
+// segment, preallocated to segment.index.bytes, ends where its zero tail
+// begins (see usedEntries), so a live segment reads as what it holds.
 
 // OffsetIndexEntry is one .index entry with its offset made absolute.
 type OffsetIndexEntry struct {
@@ -75,8 +77,26 @@ func readIndexCopy(path string, entrySize int64) (*indexFile, int64, int64, erro
 		return nil, 0, 0, fmt.Errorf("storage: read index: %w", err)
 	}
 	x := &indexFile{path: path, entrySize: entrySize, mm: data, cap: int64(len(data)) / entrySize}
-	x.n.Store(x.cap)
+	x.n.Store(usedEntries(data, entrySize))
 	return x, base, int64(len(data)), nil
+}
+
+// usedEntries counts the whole entries of an index file before its trailing
+// all-zero entries, the unused, preallocated tail of an active segment's
+// index (the broker writes it through a zero-filled mapping and trims it on
+// roll and close). Kafka's dump stops at the first entry after the first
+// whose relative offset is 0; a zero first entry is unused too, since no
+// offset index entry points at byte 0 (a segment's first append gets none)
+// and a time index entry (0, base) would need a record stamped at the Unix
+// epoch. Zero entries followed by non-zero ones are counted, so the checks
+// see them.
+func usedEntries(data []byte, entrySize int64) int64 {
+	end := int64(len(data)) / entrySize * entrySize
+	last := end - 1
+	for last >= 0 && data[last] == 0 {
+		last--
+	}
+	return (last + entrySize) / entrySize
 }
 
 // emptyIndex stands in for an index the caller does not check.
@@ -101,8 +121,8 @@ func (f *OffsetIndexFile) BaseOffset() int64 { return f.x.base }
 // in a torn one.
 func (f *OffsetIndexFile) Size() int64 { return f.size }
 
-// Entries returns every whole entry of the file, trailing zero entries of a
-// preallocated index included.
+// Entries returns the whole entries of the file up to the zero tail of a
+// preallocated index.
 func (f *OffsetIndexFile) Entries() []OffsetIndexEntry {
 	raw := f.x.entries()
 	out := make([]OffsetIndexEntry, len(raw))
@@ -149,7 +169,8 @@ func (f *TimeIndexFile) BaseOffset() int64 { return f.x.base }
 // Size is the file's length in bytes.
 func (f *TimeIndexFile) Size() int64 { return f.size }
 
-// Entries returns every whole entry of the file.
+// Entries returns the whole entries of the file up to the zero tail of a
+// preallocated index.
 func (f *TimeIndexFile) Entries() []TimeIndexEntry {
 	raw := f.x.entries()
 	out := make([]TimeIndexEntry, len(raw))

@@ -43,8 +43,9 @@ func TestIndexEntriesFollowKafkaRule(t *testing.T) {
 	}
 	seg := l.active()
 	wantIdx := [][2]int64{{5, 4296}, {7, 9396}, {9, 14496}}
-	// Time index: max timestamp so far at each entry point, with the first
-	// offset that carried it: 130@5, 130@5 (not larger: skipped), 140@8.
+	// Time index: max timestamp so far at each entry point, with the last
+	// offset of the batch that carried it: 130@5, 130@5 (not larger:
+	// skipped), 140@8.
 	wantTime := [][2]int64{{130, 5}, {140, 8}}
 	if got := seg.offIdx.entries(); !equalPairs(got, wantIdx) {
 		t.Errorf("offset index = %v, want %v", got, wantIdx)
@@ -88,21 +89,14 @@ func equalPairs(a, b [][2]int64) bool {
 	return true
 }
 
-// The leader's time index offset is the first record carrying the largest
-// timestamp (Kafka 2.x LogValidator), a follower's the batch's last offset.
-func TestTimeIndexOffsetLeaderVersusFollower(t *testing.T) {
+// Leader and follower write the same time index: the last offset of the
+// batch with the largest timestamp (Kafka's shallow offset), while -3 still
+// answers with the first record carrying that timestamp.
+func TestTimeIndexOffsetLeaderEqualsFollower(t *testing.T) {
 	cfg := testConfig()
 	cfg.IndexIntervalBytes = 0
-	tests := []struct {
-		name   string
-		leader bool
-		want   [][2]int64
-	}{
-		{"leader", true, [][2]int64{{1050, 4}}},
-		{"follower", false, [][2]int64{{1050, 5}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, leader := range []bool{true, false} {
+		t.Run(map[bool]string{true: "leader", false: "follower"}[leader], func(t *testing.T) {
 			l := openTestLog(t, partDir(t), cfg, OpenOptions{})
 			defer l.Close()
 			b0 := plain(3, 10, 1000)
@@ -110,13 +104,13 @@ func TestTimeIndexOffsetLeaderVersusFollower(t *testing.T) {
 			b1 := plain(3, 10, 1000).withDeltas(10, 50, 20)
 			b1.base = 3
 			var err error
-			if tc.leader {
+			if leader {
 				_, err = l.AppendAsLeader(b0.bytes(), 0)
 				if err == nil {
 					var info AppendInfo
 					info, err = l.AppendAsLeader(b1.bytes(), 0)
-					if info.MaxTimestamp != 1050 || info.OffsetOfMaxTimestamp != 4 {
-						t.Errorf("append info max ts = %d@%d, want 1050@4", info.MaxTimestamp, info.OffsetOfMaxTimestamp)
+					if info.MaxTimestamp != 1050 || info.OffsetOfMaxTimestamp != 5 {
+						t.Errorf("append info max ts = %d@%d, want 1050@5", info.MaxTimestamp, info.OffsetOfMaxTimestamp)
 					}
 				}
 			} else {
@@ -128,12 +122,11 @@ func TestTimeIndexOffsetLeaderVersusFollower(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := l.active().timeIdx.entries(); !equalPairs(got, tc.want) {
-				t.Errorf("time index = %v, want %v", got, tc.want)
+			if got, want := l.active().timeIdx.entries(), [][2]int64{{1050, 5}}; !equalPairs(got, want) {
+				t.Errorf("time index = %v, want %v", got, want)
 			}
-			ts, off := l.MaxTimestamp()
-			if ts != 1050 || off != tc.want[0][1] {
-				t.Errorf("MaxTimestamp = %d@%d, want 1050@%d", ts, off, tc.want[0][1])
+			if ts, off, err := l.MaxTimestamp(); err != nil || ts != 1050 || off != 4 {
+				t.Errorf("MaxTimestamp = %d@%d (%v), want 1050@4", ts, off, err)
 			}
 		})
 	}

@@ -28,8 +28,9 @@ type OpenOptions struct {
 type AppendInfo struct {
 	FirstOffset, LastOffset int64
 	// MaxTimestamp and OffsetOfMaxTimestamp are the largest timestamp of
-	// the append and the offset that carried it (-1 without timestamps);
-	// for a duplicate, the original batch's timestamp and last offset.
+	// the append and the last offset of the earliest batch carrying it, as
+	// the time index records it (-1 without timestamps); for a duplicate,
+	// the original batch's timestamp and last offset.
 	MaxTimestamp, OffsetOfMaxTimestamp int64
 	NumBatches, NumRecords             int
 	Bytes                              int

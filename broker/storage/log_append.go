@@ -186,30 +186,27 @@ func (l *Log) splitBatches(b []byte) ([]batchMeta, error) {
 }
 
 // appendTimestamps computes the largest timestamp of an append and the
-// offset that carried it, as Kafka 2.x feeds them to the time index: the
-// leader uses the first record with the largest timestamp in an
-// uncompressed batch, the batch's last offset in a compressed one, and the
-// append's last offset under LogAppendTime; followers (and recovery) use
-// each batch's maxTimestamp and last offset. Ties keep the earliest.
+// offset the time index gets for it: Kafka's shallowOffsetOfMaxTimestamp,
+// the last offset of the earliest batch carrying that timestamp. Kafka's
+// recovery, followers and cleaner all index a batch by its last offset, and
+// kafka-dump-log's time index check requires it, so the leader does the
+// same. The timestamp of an uncompressed CreateTime batch appended as
+// leader is taken from its records, as Kafka's leader-side validation
+// does; otherwise the batch's maxTimestamp (under LogAppendTime the
+// broker's time, stamped by the caller).
 func appendTimestamps(b []byte, metas []batchMeta, leader bool) (ts, off int64, err error) {
 	ts, off = noTimestamp, -1
-	appendLast := metas[len(metas)-1].h.LastOffset()
 	for i := range metas {
 		h := &metas[i].h
-		bts, boff := h.MaxTimestamp, h.LastOffset()
-		switch {
-		case !leader:
-		case h.Attributes&attrLogAppendTime != 0:
-			boff = appendLast
-		case h.Attributes&attrCompressionMask != 0:
-		default:
-			bts, boff, err = maxTimestampRecord(b[metas[i].pos:metas[i].pos+h.Size()], h)
+		bts := h.MaxTimestamp
+		if leader && h.Attributes&(attrLogAppendTime|attrCompressionMask) == 0 {
+			bts, err = maxRecordTimestamp(b[metas[i].pos:metas[i].pos+h.Size()], h)
 			if err != nil {
 				return ts, off, err
 			}
 		}
 		if bts > ts {
-			ts, off = bts, boff
+			ts, off = bts, h.LastOffset()
 		}
 	}
 	return ts, off, nil

@@ -7,12 +7,12 @@ import (
 )
 
 // OffsetForTimestamp finds the first record with a timestamp >= ts at or
-// after the log start (ListOffsets by timestamp): the first segment whose
-// largest timestamp reaches ts, its time index, its offset index, then a scan
-// of batch headers and, in the one batch that qualifies, its record
-// timestamps. Record-level offsets need uncompressed records; for a
-// compressed batch the batch's base offset (or the log start, when later) and
-// its maxTimestamp are returned instead.
+// after the log start (ListOffsets by timestamp), as Kafka's
+// LogSegment.findOffsetByTimestamp: the first segment whose largest
+// timestamp reaches ts, the greatest time index entry at or below ts, the
+// offset index position of its (batch last) offset, then a scan of batches
+// from there; in the first batch whose maxTimestamp reaches ts, the first
+// record that does (compressed batches are decompressed for it).
 func (l *Log) OffsetForTimestamp(ts int64) (offset, timestamp int64, found bool, err error) {
 	leo := l.leo.Load()
 	ls := l.logStart.Load()
@@ -51,12 +51,10 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 		if h.MaxTimestamp < ts || h.LastOffset() < startingOffset {
 			continue
 		}
-		if h.Attributes&attrCompressionMask != 0 {
-			return max(h.BaseOffset, startingOffset), h.MaxTimestamp, true, nil
-		}
-		batch := make([]byte, h.Size())
-		if _, err := s.log.ReadAt(batch, p); err != nil {
-			return -1, -1, false, fmt.Errorf("storage: read %s batch at byte %d: %w", s.name, p, err)
+		// Only the batch that qualifies is read whole.
+		batch, err := sc.window(p, int64(h.Size()))
+		if err != nil {
+			return -1, -1, false, err
 		}
 		offset, timestamp = -1, -1
 		werr := walkRecordTimestamps(batch, &h, func(o, t int64) bool {
@@ -75,14 +73,67 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 	}
 }
 
-// MaxTimestamp returns the largest timestamp in the log and the offset that
-// carried it (ListOffsets -3, KIP-734), or (-1, -1) when no batch has one.
-func (l *Log) MaxTimestamp() (timestamp, offset int64) {
+// MaxTimestamp returns the largest timestamp in the log and the offset of
+// the first record carrying it (ListOffsets -3, KIP-734), or (-1, -1) when
+// no batch has one. As Kafka answers it: the segment with the largest
+// timestamp (the earliest on a tie), and from the offset index position of
+// its time index offset, the first batch whose maxTimestamp is that
+// timestamp and in it the first record with it.
+func (l *Log) MaxTimestamp() (timestamp, offset int64, err error) {
 	timestamp, offset = -1, -1
+	var best *segment
 	for _, s := range l.segments() {
 		if t, o := s.stats(); t > timestamp {
-			timestamp, offset = t, o
+			best, timestamp, offset = s, t, o
 		}
 	}
-	return timestamp, offset
+	if best == nil {
+		return -1, -1, nil
+	}
+	offset, err = best.firstRecordWithMaxTimestamp(timestamp, offset)
+	if err != nil {
+		return -1, -1, err
+	}
+	return timestamp, offset, nil
+}
+
+// firstRecordWithMaxTimestamp finds the first record with timestamp ts in
+// the first batch at or after the one holding shallow (the time index
+// offset) whose maxTimestamp is ts. Without such a batch (a header whose
+// maxTimestamp disagrees with its records) shallow is the answer.
+func (s *segment) firstRecordWithMaxTimestamp(ts, shallow int64) (int64, error) {
+	end := s.size.Load()
+	_, pos := s.offIdx.lookup(shallow, end)
+	sc := newBatchScanner(s.log, s.name, pos, end)
+	for {
+		h, p, _, err := sc.next(false)
+		if errors.Is(err, io.EOF) {
+			return shallow, nil
+		}
+		if err != nil {
+			return -1, err
+		}
+		if h.MaxTimestamp != ts {
+			continue
+		}
+		batch, err := sc.window(p, int64(h.Size()))
+		if err != nil {
+			return -1, err
+		}
+		offset := int64(-1)
+		werr := walkRecordTimestamps(batch, &h, func(o, t int64) bool {
+			if t == ts {
+				offset = o
+				return false
+			}
+			return true
+		})
+		if werr != nil {
+			return -1, fmt.Errorf("storage: %s batch at byte %d: %w", s.name, p, werr)
+		}
+		if offset < 0 {
+			offset = shallow
+		}
+		return offset, nil
+	}
 }

@@ -215,7 +215,9 @@ func (m *Manager) loadDir(root string) error {
 		jobs = append(jobs, job{tp, path})
 		m.logs[tp] = nil // reserve, for the duplicate check
 	}
-	if !clean {
+	// A dir without partitions (a fresh one, or one whose broker never
+	// created a log) has nothing to recover, whatever the marker says.
+	if !clean && len(jobs) > 0 {
 		m.logger.Info("storage: no clean shutdown marker; recovering unflushed segments", "dir", root, "partitions", len(jobs))
 	}
 	results := make([]*Log, len(jobs))

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,4 +285,56 @@ func TestManagerBackground(t *testing.T) {
 		ls, _ := ReadOffsetCheckpoint(filepath.Join(d, LogStartOffsetCheckpointFile))
 		return rp[partid.TopicPartition{Topic: "bg", Partition: 0}] >= 5 && ls[partid.TopicPartition{Topic: "bg", Partition: 0}] == 5
 	})
+}
+
+// A fresh log dir (or one with no partitions) has nothing to recover, so
+// start-up must not claim it is recovering; a dir with partitions and no
+// clean-shutdown marker is recovered and says so.
+func TestManagerRecoveryMessageOnlyWithLogs(t *testing.T) {
+	const recovering = "no clean shutdown marker"
+	// slog's text handler serialises its writes, and the buffer is read
+	// only after OpenManager and Shutdown returned.
+	open := func(dirs ...string) (*Manager, *strings.Builder) {
+		t.Helper()
+		var buf strings.Builder
+		cfg := managerConfig(dirs...)
+		cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+		return openTestManager(t, cfg), &buf
+	}
+	root := t.TempDir()
+	d := filepath.Join(root, "data")
+
+	m, buf := open(d)
+	if strings.Contains(buf.String(), recovering) {
+		t.Errorf("fresh log dir logged recovery:\n%s", buf.String())
+	}
+	// A crash before any partition exists: meta.properties, no marker.
+	crashEmpty := filepath.Join(t.TempDir(), "data")
+	copyDir(t, d, crashEmpty)
+	l, err := m.GetOrCreateLog(partid.TopicPartition{Topic: "t", Partition: 0}, m.cfg.DefaultLog, [16]byte(uuid.MustNew()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, l, sized(100, 1), 0)
+	crashWithLogs := filepath.Join(t.TempDir(), "data")
+	copyDir(t, d, crashWithLogs)
+	if err := m.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+
+	m2, buf := open(crashEmpty)
+	m2.Shutdown()
+	if strings.Contains(buf.String(), recovering) {
+		t.Errorf("log dir without partitions logged recovery:\n%s", buf.String())
+	}
+	m3, buf := open(d)
+	m3.Shutdown()
+	if strings.Contains(buf.String(), recovering) {
+		t.Errorf("cleanly shut down log dir logged recovery:\n%s", buf.String())
+	}
+	m4, buf := open(crashWithLogs)
+	m4.Shutdown()
+	if !strings.Contains(buf.String(), recovering) {
+		t.Errorf("unclean log dir with a partition did not log recovery:\n%s", buf.String())
+	}
 }

@@ -8,15 +8,24 @@ import (
 	"kafgo/broker/record"
 )
 
+// maxDecompressedBatch bounds one decompressed batch read back from the log
+// (cleaning, timestamp lookups). What is in the log passed produce
+// validation already, so this only guards against a corrupt length turning
+// into an absurd allocation.
+const maxDecompressedBatch = 1 << 30
+
 // walkRecordTimestamps calls fn with the offset and timestamp of each record
-// of an uncompressed v2 batch, in order, until fn returns false. Only the
-// length, attributes, timestampDelta and offsetDelta of each record are
-// decoded; keys, values and headers are skipped by the record length. It is
-// private on purpose: the record package owns full decoding, storage only
-// needs timestamps (time index offsets, ListOffsets by timestamp).
-// LogAppendTime batches report the batch's maxTimestamp for every record, as
-// Kafka's DefaultRecordBatch does.
+// of a v2 batch, in order, until fn returns false. For an uncompressed batch
+// only the length, attributes, timestampDelta and offsetDelta of each record
+// are decoded; keys, values and headers are skipped by the record length. A
+// compressed batch is decompressed and decoded by the record package, as
+// Kafka iterates one to answer a timestamp lookup. LogAppendTime batches
+// report the batch's maxTimestamp for every record, as Kafka's
+// DefaultRecordBatch does.
 func walkRecordTimestamps(batch []byte, h *record.BatchHeader, fn func(offset, ts int64) bool) error {
+	if h.Attributes&attrCompressionMask != 0 {
+		return walkCompressedTimestamps(batch, h, fn)
+	}
 	var w recordWalker
 	if err := w.init(batch, h); err != nil {
 		return err
@@ -27,6 +36,26 @@ func walkRecordTimestamps(batch []byte, h *record.BatchHeader, fn func(offset, t
 		}
 	}
 	return w.err
+}
+
+func walkCompressedTimestamps(batch []byte, h *record.BatchHeader, fn func(offset, ts int64) bool) error {
+	if len(batch) < h.Size() {
+		return fmt.Errorf("storage: batch at offset %d: %d bytes, header says %d: %w", h.BaseOffset, len(batch), h.Size(), ErrInvalidBatch)
+	}
+	bh, it, err := record.IterRecords(batch[:h.Size()], maxDecompressedBatch)
+	if err != nil {
+		return fmt.Errorf("storage: batch at offset %d: %w: %w", h.BaseOffset, ErrInvalidBatch, err)
+	}
+	for it.Next() {
+		r := it.Record()
+		if !fn(bh.OffsetOf(r), bh.TimestampOf(r)) {
+			return nil
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("storage: batch at offset %d: %w: %w", h.BaseOffset, ErrInvalidBatch, err)
+	}
+	return nil
 }
 
 // recordWalker steps through the record prefixes of an uncompressed batch.
@@ -81,26 +110,23 @@ func (w *recordWalker) next() bool {
 	return true
 }
 
-// maxTimestampRecord returns the largest record timestamp of an uncompressed
-// batch and the offset of the first record carrying it, the way Kafka's
-// leader-side validation computes offsetOfMaxTimestamp. A batch whose
-// records all lack timestamps yields (NO_TIMESTAMP, -1). The walk stops at
-// the first record reaching the header's maxTimestamp: with a validated
+// maxRecordTimestamp returns the largest record timestamp of an
+// uncompressed batch, what Kafka's leader-side validation stores as the
+// batch's maxTimestamp; NO_TIMESTAMP when no record has one. The walk stops
+// at the first record reaching the header's maxTimestamp: with a validated
 // batch nothing later can beat it, and producers that stamp a batch within
 // one millisecond make that the first record.
-func maxTimestampRecord(batch []byte, h *record.BatchHeader) (ts, offset int64, err error) {
-	ts, offset = noTimestamp, -1
+func maxRecordTimestamp(batch []byte, h *record.BatchHeader) (int64, error) {
+	ts := int64(noTimestamp)
 	var w recordWalker
 	if err := w.init(batch, h); err != nil {
-		return ts, offset, err
+		return ts, err
 	}
 	for w.next() {
-		if w.ts > ts {
-			ts, offset = w.ts, w.offset
-		}
+		ts = max(ts, w.ts)
 		if w.ts >= h.MaxTimestamp {
 			break
 		}
 	}
-	return ts, offset, w.err
+	return ts, w.err
 }

@@ -15,7 +15,7 @@ const noTimestamp = -1
 // timeIndex is a segment's .timeindex: entries (timestamp int64, relative
 // offset int32), written only when the timestamp exceeds the last entry's.
 // An entry (t, o) says the largest timestamp among offsets up to o is t, and
-// o is the first offset that carried it.
+// o is the last offset of the earliest batch that carried it.
 type timeIndex struct {
 	*indexFile
 	base int64

@@ -1,6 +1,10 @@
 package storage
 
-import "testing"
+import (
+	"testing"
+
+	"kafgo/broker/record"
+)
 
 func TestOffsetForTimestamp(t *testing.T) {
 	cfg := testConfig()
@@ -11,13 +15,11 @@ func TestOffsetForTimestamp(t *testing.T) {
 	// Offsets and record timestamps:
 	//   batch 0: 0..2 at 100 110 105
 	//   batch 1: 3..5 at 200 150 210
-	//   batch 2: 6 (compressed attribute) maxTimestamp 300
+	//   batch 2: 6 (zstd) at 300
 	//   batch 3: 7..8 at 400 400
 	mustAppend(t, l, plain(3, 20, 100).withDeltas(0, 10, 5).bytes(), 0)
 	mustAppend(t, l, plain(3, 20, 200).withDeltas(0, -50, 10).bytes(), 0)
-	c := plain(1, 20, 300)
-	c.attrs = 4 // zstd bit set; the records are not really compressed, only the attribute matters here
-	mustAppend(t, l, c.bytes(), 0)
+	mustAppend(t, l, built(t, record.CodecZstd, -1, 300), 0)
 	mustAppend(t, l, plain(2, 20, 400).withDeltas(0, 0).bytes(), 0)
 	if l.NumSegments() < 2 {
 		t.Fatalf("want the lookups to cross segments, have %d", l.NumSegments())
@@ -36,7 +38,7 @@ func TestOffsetForTimestamp(t *testing.T) {
 		{111, 3, 200, true, "next batch"},
 		{160, 3, 200, true, "the 150 record is smaller, 200 is first at or above"},
 		{201, 5, 210, true, "last record of batch 1"},
-		{250, 6, 300, true, "compressed batch: base offset and max timestamp"},
+		{250, 6, 300, true, "compressed batch: its record"},
 		{301, 7, 400, true, "later segment"},
 		{401, -1, -1, false, "after everything"},
 	}
@@ -51,8 +53,8 @@ func TestOffsetForTimestamp(t *testing.T) {
 			}
 		})
 	}
-	if ts, off := l.MaxTimestamp(); ts != 400 || off != 7 {
-		t.Errorf("MaxTimestamp = %d@%d, want 400@7", ts, off)
+	if ts, off, err := l.MaxTimestamp(); err != nil || ts != 400 || off != 7 {
+		t.Errorf("MaxTimestamp = %d@%d (%v), want 400@7", ts, off, err)
 	}
 	// With the log start past offset 4, lookups never answer below it.
 	if err := l.SetLogStartOffset(4); err != nil {
