@@ -190,6 +190,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 
 	b.topics.skipExisting(ctx)
+	b.topics.configureLoaded(b.logs.Logs(), cfg.BrokerID)
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
 	b.logs.Start(runCtx)

@@ -13,6 +13,8 @@ import (
 	"kafgo/broker/controller"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
+	"kafgo/broker/partid"
+	"kafgo/broker/storage"
 )
 
 // storeReadTimeout bounds one read of the metadata store for a config.
@@ -20,7 +22,7 @@ const storeReadTimeout = 10 * time.Second
 
 // topicConfigs keeps the config overrides of the topics with a partition on
 // this broker, as Kafka's logs keep theirs: read from /config/topics/<t>
-// when a partition's log is created here, re-read when /config/changes says
+// when a partition's log is created (or found on disk at start-up), re-read when /config/changes says
 // the topic changed, and dropped when the topic's last partition leaves. So
 // a topic deleted and re-created under the same name starts from what the
 // store holds for the new topic, on every broker. DescribeConfigs and
@@ -117,6 +119,31 @@ func (tc *topicConfigs) effective(topic string, overrides map[string]string) con
 		t, _ = b.TopicConfig(nil)
 	}
 	return t
+}
+
+// configureLoaded gives the logs found on disk at start-up their topics'
+// stored configs before retention or the cleaner look at them: they were
+// opened with the broker defaults, where Kafka's LogManager loads each log
+// with its topic's config from ZooKeeper. A topic whose config cannot be
+// read keeps the defaults until one of its partitions is created here,
+// which reads it again.
+func (tc *topicConfigs) configureLoaded(logs map[partid.TopicPartition]*storage.Log, brokerID int32) {
+	loaded := map[string]*storage.LogConfig{}
+	for tp, l := range logs {
+		lc, seen := loaded[tp.Topic]
+		if !seen {
+			if t, err := tc.Load(tp.Topic); err != nil {
+				tc.log.Warn("cannot read topic config; its logs keep the broker defaults for now", "topic", tp.Topic, "err", err)
+			} else {
+				c := partitionConfig(t, brokerID).Log
+				lc = &c
+			}
+			loaded[tp.Topic] = lc
+		}
+		if lc != nil {
+			l.UpdateConfig(*lc)
+		}
+	}
 }
 
 // refresh re-reads a kept topic's overrides after a change notification.

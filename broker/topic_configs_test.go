@@ -11,6 +11,8 @@ import (
 	"kafgo/broker/controller"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
+	"kafgo/broker/partid"
+	"kafgo/broker/storage"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -183,5 +185,43 @@ func TestTopicConfigsStoreErrors(t *testing.T) {
 	// Effective falls back to the broker defaults (and logs).
 	if got := tc.Effective("t").RetentionMs; got != defaultRetentionMs {
 		t.Fatalf("Effective on a closed store: retention %d, want the default", got)
+	}
+}
+
+func TestTopicConfigsConfigureLogsLoadedAtStartUp(t *testing.T) {
+	ctx := context.Background()
+	tc, admin := newTestTopicConfigs(t, map[string]bool{})
+	logs, err := storage.OpenManager(storage.ManagerConfig{LogDirs: []string{t.TempDir()}, BrokerID: 1, DefaultLog: storage.DefaultLogConfig(), Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logs.Shutdown() })
+	for _, tp := range []partid.TopicPartition{{Topic: "compacted", Partition: 0}, {Topic: "compacted", Partition: 1}, {Topic: "short", Partition: 0}, {Topic: "plain", Partition: 0}} {
+		if _, err := logs.GetOrCreateLog(tp, storage.DefaultLogConfig(), [16]byte{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for topic, o := range map[string]map[string]string{"compacted": {"cleanup.policy": "compact"}, "short": {"retention.ms": "1000"}} {
+		if err := admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, topic, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tc.configureLoaded(logs.Logs(), 1)
+	for tp, l := range logs.Logs() {
+		c := l.Config()
+		switch tp.Topic {
+		case "compacted":
+			if !c.Compact || c.RetentionMs != -1 {
+				t.Errorf("%s: compact %v, retention %d; want compacted, kept forever", tp, c.Compact, c.RetentionMs)
+			}
+		case "short":
+			if c.Compact || c.RetentionMs != 1000 {
+				t.Errorf("%s: compact %v, retention %d; want retention 1000", tp, c.Compact, c.RetentionMs)
+			}
+		case "plain":
+			if c.Compact || c.RetentionMs != defaultRetentionMs {
+				t.Errorf("%s: compact %v, retention %d; want the defaults", tp, c.Compact, c.RetentionMs)
+			}
+		}
 	}
 }

@@ -257,6 +257,22 @@ func checkRecreatedTopicStartsFromDefaults(t *testing.T, c *testcluster.Cluster,
 // adminLEOs reads the log end offsets of a topic's partitions that broker
 // b hosts from its admin endpoint.
 func adminLEOs(b *testcluster.Broker, topic string) (map[int32]int64, error) {
+	parts, err := adminPartitions(b)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]int64{}
+	for _, p := range parts {
+		if p.Topic == topic {
+			out[p.Partition] = p.LogEndOffset
+		}
+	}
+	return out, nil
+}
+
+// adminPartitions reads the replicas broker b hosts from its admin
+// endpoint.
+func adminPartitions(b *testcluster.Broker) ([]adminapi.Partition, error) {
 	hc := http.Client{Timeout: 5 * time.Second}
 	resp, err := hc.Get("http://" + b.AdminAddr() + adminapi.PartitionsPath)
 	if err != nil {
@@ -267,13 +283,7 @@ func adminLEOs(b *testcluster.Broker, topic string) (map[int32]int64, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&parts); err != nil {
 		return nil, err
 	}
-	out := map[int32]int64{}
-	for _, p := range parts {
-		if p.Topic == topic {
-			out[p.Partition] = p.LogEndOffset
-		}
-	}
-	return out, nil
+	return parts, nil
 }
 
 // describeOn asks broker id itself (not any broker) for a resource's
