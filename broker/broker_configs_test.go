@@ -77,6 +77,17 @@ func TestBrokerRecreatedTopicStartsFromDefaults(t *testing.T) {
 	if _, err := adm.DeleteTopics(ctx, tp.Topic); err != nil {
 		t.Fatal(err)
 	}
+	// Its partition gone, the broker keeps none of its overrides.
+	testwait.Until(t, 30*time.Second, "partition "+tp.String()+" deleted", func() bool {
+		_, ok := b.replicas.Partition(tp)
+		return !ok
+	})
+	b.topics.mu.RLock()
+	kept, ok := b.topics.overrides[tp.Topic]
+	b.topics.mu.RUnlock()
+	if ok {
+		t.Errorf("deleted topic's overrides still kept: %v", kept)
+	}
 	testwait.For(t, 30*time.Second, "the topic created again", func() (bool, string) {
 		resp, err := adm.CreateTopic(ctx, 1, 1, nil, tp.Topic)
 		if err == nil {
