@@ -32,7 +32,7 @@ import (
 // Broker is one running kafgo broker.
 type Broker struct {
 	cfg    atomic.Pointer[config.Broker]
-	static *config.Broker // the configuration as started, before dynamic changes
+	static atomic.Pointer[config.Broker] // the configuration as started, before dynamic changes
 	log    *slog.Logger
 
 	store     meta.Store
@@ -65,7 +65,7 @@ func New(cfg *config.Broker, logger *slog.Logger) *Broker {
 	}
 	b := &Broker{log: logger.With("broker", cfg.BrokerID), registered: make(chan struct{})}
 	b.cfg.Store(cfg)
-	b.static = cfg
+	b.static.Store(cfg)
 	return b
 }
 
@@ -95,7 +95,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 
 	b.admin = &controller.Admin{Store: store}
-	b.topics = &topicConfigs{admin: b.admin, store: store, broker: b.Config, log: b.log, overrides: map[string]map[string]string{}, lastSeq: -1}
+	b.topics = newTopicConfigs(b.admin, store, b.Config, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
 	b.logs, err = storage.OpenManager(storage.ManagerConfig{
 		LogDirs:                 cfg.LogDirs,
@@ -124,7 +124,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		Store:                  store,
 		InterBrokerListener:    listener,
 		DeleteTopicEnable:      cfg.DeleteTopicEnable,
-		UncleanLeaderElection:  func(t string) bool { return b.topics.Effective(t).UncleanLeaderElectionEnable },
+		UncleanLeaderElection:  b.uncleanLeaderElection,
 		AutoLeaderRebalance:    cfg.AutoLeaderRebalanceEnable,
 		ImbalanceCheckInterval: time.Duration(cfg.LeaderImbalanceCheckIntervalSeconds) * time.Second,
 		ImbalancePercentage:    int(cfg.LeaderImbalancePerBrokerPercentage),
@@ -132,10 +132,14 @@ func (b *Broker) Start(ctx context.Context) error {
 	})
 	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache, listener: listener}
 	b.replicas, err = replica.NewManager(replica.Config{
-		BrokerID:             cfg.BrokerID,
-		Logs:                 b.logs,
-		Cache:                b.cache,
-		ConfigFor:            func(t string) replica.PartitionConfig { return partitionConfig(b.topics.Effective(t), cfg.BrokerID) },
+		BrokerID:  cfg.BrokerID,
+		Logs:      b.logs,
+		Cache:     b.cache,
+		ConfigFor: func(t string) replica.PartitionConfig { return partitionConfig(b.topics.Effective(t), cfg.BrokerID) },
+		LoadConfig: func(t string) (replica.PartitionConfig, error) {
+			tc, err := b.topics.Load(t)
+			return partitionConfig(tc, cfg.BrokerID), err
+		},
 		Controller:           b.cc,
 		InterBrokerListener:  listener,
 		ReplicaLagTimeMax:    time.Duration(cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
@@ -153,6 +157,9 @@ func (b *Broker) Start(ctx context.Context) error {
 		// Set before any LeaderAndIsr can arrive (the listeners start below).
 		OnLeadershipChange: func(tp partid.TopicPartition, leader bool, epoch int32) {
 			b.groups.OnLeadershipChange(tp.Topic, tp.Partition, leader, epoch)
+			if _, ok := b.replicas.Partition(tp); !ok {
+				b.topics.release(tp.Topic)
+			}
 		},
 	})
 	if err != nil {
@@ -160,6 +167,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), offsetsLog(b.replicas), b.cache)
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
+	b.topics.hosted = b.hostsTopic
 	b.topics.onBroker = b.reloadBrokerConfig
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
@@ -182,6 +190,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 
 	b.topics.skipExisting(ctx)
+	b.topics.configureLoaded(b.logs.Logs(), cfg.BrokerID)
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
 	b.logs.Start(runCtx)
@@ -243,7 +252,7 @@ func (b *Broker) fillAdvertisedPorts() {
 	}
 	if changed {
 		b.cfg.Store(cfg)
-		b.static = cfg
+		b.static.Store(cfg)
 	}
 }
 
@@ -418,11 +427,33 @@ func (b *Broker) apiDeps() *api.Deps {
 		Groups:              b.groups,
 		Logger:              b.log,
 		Config:              b.Config,
-		TopicOverrides:      b.topics.Overrides,
+		DescribedConfig:     b.describedConfig,
 		AlterBrokerConfig:   b.alterBrokerConfig,
 		NextProducerID:      (&producerIDs{store: b.store, broker: b.Config().BrokerID}).Next,
 		RequestTimeout:      time.Duration(b.Config().RequestTimeoutMs) * time.Millisecond,
 	}
+}
+
+// uncleanLeaderElection reads a topic's unclean.leader.election.enable from
+// the store for the controller, as Kafka's does: this broker need not hold
+// the topic. If the store cannot be read, no unclean election.
+func (b *Broker) uncleanLeaderElection(topic string) bool {
+	t, err := b.topics.Stored(topic)
+	if err != nil {
+		b.log.Warn("cannot read topic config; no unclean leader election", "topic", topic, "err", err)
+		return false
+	}
+	return t.UncleanLeaderElectionEnable
+}
+
+// hostsTopic reports whether some partition of topic is on this broker.
+func (b *Broker) hostsTopic(topic string) bool {
+	for _, p := range b.replicas.Partitions() {
+		if p.TopicPartition().Topic == topic {
+			return true
+		}
+	}
+	return false
 }
 
 // alterBrokerConfig persists dynamic broker configs for entity (this
@@ -439,32 +470,19 @@ func (b *Broker) reloadBrokerConfig(entity string) {
 	if entity != self && entity != znode.DefaultBrokerEntity {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
 	defer cancel()
-	def, err := b.admin.EntityConfig(ctx, znode.ConfigTypeBroker, znode.DefaultBrokerEntity)
+	next, skipped, err := b.storedConfig(ctx)
 	if err != nil {
-		b.log.Warn("cannot read default broker config", "err", err)
+		b.log.Warn("cannot read dynamic broker configs", "err", err)
 		return
 	}
-	own, err := b.admin.EntityConfig(ctx, znode.ConfigTypeBroker, self)
-	if err != nil {
-		b.log.Warn("cannot read broker config", "err", err)
-		return
-	}
-	next := b.static.Clone()
-	for k, v := range def {
-		if err := next.SetClusterDefault(k, v); err != nil {
-			b.log.Warn("ignoring invalid dynamic default config", "key", k, "err", err)
-		}
-	}
-	for k, v := range own {
-		if err := next.Set(k, v); err != nil {
-			b.log.Warn("ignoring invalid dynamic broker config", "key", k, "err", err)
-		}
+	for _, err := range skipped {
+		b.log.Warn("ignoring invalid dynamic broker config", "err", err)
 	}
 	b.cfg.Store(next)
-	if len(def)+len(own) > 0 {
-		b.log.Info("dynamic broker config applied", "entity", entity, "default", len(def), "own", len(own))
+	if d, o := next.DynamicDefaultConfigs(), next.DynamicBrokerConfigs(); len(d)+len(o) > 0 {
+		b.log.Info("dynamic broker config applied", "entity", entity, "default", len(d), "own", len(o))
 	}
 	b.applyReplicationThrottle(next)
 	// Topic defaults may have changed with it.

@@ -1,17 +1,20 @@
 package api
 
 import (
-	"strconv"
+	"context"
+	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/config"
+	"kafgo/broker/kafkaerr"
 )
 
 // DescribeConfigs (key 32), v0-v4: topic and broker configs with their
 // source and synonyms (v1+), documentation and types (v3+); sensitive values
-// are hidden.
+// are hidden. Configs are read from the metadata store, as Kafka reads
+// ZooKeeper, so a change made through any broker shows at once.
 
 // Config resource types of the Kafka protocol.
 const (
@@ -22,29 +25,16 @@ const (
 func (s *Server) handleDescribeConfigs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
-	cfg := s.d.Config()
+	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
+	defer cancel()
+	cfg := s.d.DescribedConfig(ctx)
 	for _, r := range req.Resources {
 		out := kmsg.NewDescribeConfigsResponseResource()
 		out.ResourceType, out.ResourceName = r.ResourceType, r.ResourceName
-		var values []config.Value
-		switch r.ResourceType {
-		case resourceTopic:
-			if _, ok := s.d.Cache.View().Topic(r.ResourceName); !ok {
-				out.ErrorCode = kerr.UnknownTopicOrPartition.Code
-				out.ErrorMessage = kmsg.StringPtr("Topic " + r.ResourceName + " does not exist.")
-				break
-			}
-			values = cfg.DescribeTopic(s.d.TopicOverrides(r.ResourceName))
-		case resourceBroker:
-			if r.ResourceName != "" && r.ResourceName != strconv.Itoa(int(s.d.BrokerID)) {
-				out.ErrorCode = kerr.InvalidRequest.Code
-				out.ErrorMessage = kmsg.StringPtr("Unexpected broker id, expected " + strconv.Itoa(int(s.d.BrokerID)) + " or empty string, but received " + r.ResourceName)
-				break
-			}
-			values = cfg.Values()
-		default:
-			out.ErrorCode = kerr.InvalidRequest.Code
-			out.ErrorMessage = kmsg.StringPtr("Unsupported resource type " + strconv.Itoa(int(r.ResourceType)))
+		values, err := s.describeResource(ctx, cfg, int8(r.ResourceType), r.ResourceName)
+		if err != nil {
+			out.ErrorCode = errCode(err)
+			out.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(err))
 		}
 		wanted := map[string]bool{}
 		for _, n := range r.ConfigNames {
@@ -59,6 +49,49 @@ func (s *Server) handleDescribeConfigs(c *Call) Reply {
 		resp.Resources = append(resp.Resources, out)
 	}
 	return now(resp)
+}
+
+// describeResource describes a topic's or this broker's configs, cfg being
+// the broker configuration to describe with.
+func (s *Server) describeResource(ctx context.Context, cfg *config.Broker, typ int8, name string) ([]config.Value, error) {
+	switch typ {
+	case resourceTopic:
+		overrides, err := s.storedTopicOverrides(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		return cfg.DescribeTopic(overrides), nil
+	case resourceBroker:
+		if _, err := s.brokerEntity(name); err != nil {
+			return nil, err
+		}
+		return cfg.Values(), nil
+	}
+	return nil, refuse(kerr.InvalidRequest, "Unsupported resource type %d", typ)
+}
+
+// storedTopicOverrides reads an existing topic's overrides from the store.
+func (s *Server) storedTopicOverrides(ctx context.Context, topic string) (map[string]string, error) {
+	if err := s.topicExists(ctx, topic); err != nil {
+		return nil, err
+	}
+	o, err := s.d.Admin.TopicConfig(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("api: reading the config of topic %s: %w", topic, err)
+	}
+	return o, nil
+}
+
+// topicExists refuses a topic the store does not hold.
+func (s *Server) topicExists(ctx context.Context, topic string) error {
+	ok, err := s.d.Admin.TopicExists(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("api: looking up topic %s: %w", topic, err)
+	}
+	if !ok {
+		return refuse(kerr.UnknownTopicOrPartition, "Topic %s does not exist.", topic)
+	}
+	return nil
 }
 
 func describeValue(v config.Value, synonyms, docs bool, version int16) kmsg.DescribeConfigsResponseResourceConfig {

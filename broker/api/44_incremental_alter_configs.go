@@ -1,7 +1,7 @@
 package api
 
 import (
-	"maps"
+	"context"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -13,28 +13,30 @@ import (
 
 // IncrementalAlterConfigs (key 44), v0-v1 (KIP-339): SET, DELETE, APPEND and
 // SUBTRACT on single keys of a topic's or broker's dynamic overrides, the
-// other keys kept.
+// other keys kept: the current overrides are read from the store, so
+// changes made one after another through different brokers all stay.
 
 // IncrementalAlterConfigs (KIP-339) sets, deletes, appends to or subtracts
 // from single keys, the rest staying as they are.
 func (s *Server) handleIncrementalAlterConfigs(c *Call) Reply {
 	req := c.Req.(*kmsg.IncrementalAlterConfigsRequest)
 	resp := req.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
+	defer cancel()
 	for _, r := range req.Resources {
 		out := kmsg.NewIncrementalAlterConfigsResponseResource()
 		out.ResourceType, out.ResourceName = r.ResourceType, r.ResourceName
 		err := func() error {
-			cur, err := s.currentOverrides(int8(r.ResourceType), r.ResourceName)
+			next, err := s.currentOverrides(ctx, int8(r.ResourceType), r.ResourceName)
 			if err != nil {
 				return err
 			}
-			next := maps.Clone(cur)
 			for _, op := range r.Configs {
 				if err := applyIncremental(next, op, int8(r.ResourceType)); err != nil {
 					return err
 				}
 			}
-			return s.applyConfigs(int8(r.ResourceType), r.ResourceName, next, req.ValidateOnly)
+			return s.applyConfigs(ctx, int8(r.ResourceType), r.ResourceName, next, req.ValidateOnly)
 		}()
 		if err != nil {
 			out.ErrorCode = errCode(err)

@@ -28,8 +28,10 @@ type Deps struct {
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker
-	// TopicOverrides returns a topic's config overrides.
-	TopicOverrides func(topic string) map[string]string
+	// DescribedConfig returns the configuration DescribeConfigs shows for
+	// this broker: with the dynamic configs the store holds now, which
+	// Config has once their change notifications are applied.
+	DescribedConfig func(ctx context.Context) *config.Broker
 	// AlterBrokerConfig persists dynamic broker configs (entity is a broker
 	// id or "<default>") and applies them.
 	AlterBrokerConfig func(ctx context.Context, entity string, configs map[string]string) error

@@ -254,9 +254,16 @@ func (a *Admin) AddPartitions(ctx context.Context, name string, total int32, new
 	return nil
 }
 
+// TopicExists reports whether a topic is in the store (a topic queued for
+// deletion still is, until its deletion completes).
+func (a *Admin) TopicExists(ctx context.Context, name string) (bool, error) {
+	ok, _, err := a.Store.Exists(ctx, znode.TopicPath(name))
+	return ok, err
+}
+
 // DeleteTopic queues a topic for deletion by the controller.
 func (a *Admin) DeleteTopic(ctx context.Context, name string) error {
-	if ok, _, err := a.Store.Exists(ctx, znode.TopicPath(name)); err != nil {
+	if ok, err := a.TopicExists(ctx, name); err != nil {
 		return err
 	} else if !ok {
 		return kafkaerr.New(kerr.UnknownTopicOrPartition, "This server does not host this topic-partition.")

@@ -29,6 +29,12 @@ type Config struct {
 	Cache      *clusterview.Cache
 	ConfigFor  func(topic string) PartitionConfig
 	Controller ControllerClient
+	// LoadConfig, if set, reads a topic's configuration from the metadata
+	// store when one of its partitions is created here, as Kafka reads
+	// /config/topics/<t> when it creates a log: what ConfigFor remembers
+	// may belong to a deleted topic of the same name. An error fails the
+	// partition's creation. Nil means ConfigFor.
+	LoadConfig func(topic string) (PartitionConfig, error)
 	// InterBrokerListener names the listener followers use to reach leaders.
 	InterBrokerListener string
 
@@ -255,7 +261,13 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	if p, ok := m.partitions[tp]; ok {
 		return p, nil
 	}
-	cfg := m.cfg.ConfigFor(tp.Topic)
+	// Read under m.mu: UpdateTopicConfig lists the partitions (under m.mu)
+	// after it has the new config, so a change stored while this one is
+	// being created still reaches it.
+	cfg, err := m.newPartitionConfig(tp.Topic)
+	if err != nil {
+		return nil, fmt.Errorf("replica: reading the config of %s: %w", tp, err)
+	}
 	l, err := m.logs.GetOrCreateLog(tp, cfg.Log, topicID)
 	if err != nil {
 		return nil, fmt.Errorf("replica: creating log %s: %w", tp, err)
@@ -273,6 +285,13 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	l.SetHighWatermark(hw)
 	m.partitions[tp] = p
 	return p, nil
+}
+
+func (m *Manager) newPartitionConfig(topic string) (PartitionConfig, error) {
+	if m.cfg.LoadConfig != nil {
+		return m.cfg.LoadConfig(topic)
+	}
+	return m.cfg.ConfigFor(topic), nil
 }
 
 // CheckpointHighWatermarks writes every partition's HW to

@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/adminapi"
 	"kafgo/internal/testcluster"
 	"kafgo/internal/testwait"
 )
@@ -134,14 +131,8 @@ func adminLogStart(t *testing.T, b *testcluster.Broker, topic string) int64 {
 // adminLogStartOrErr is adminLogStart answering -2 when the endpoint fails
 // or does not host the partition, for polling.
 func adminLogStartOrErr(b *testcluster.Broker, topic string) int64 {
-	hc := http.Client{Timeout: 5 * time.Second}
-	resp, err := hc.Get("http://" + b.AdminAddr() + adminapi.PartitionsPath)
+	parts, err := adminPartitions(b)
 	if err != nil {
-		return -2
-	}
-	defer resp.Body.Close()
-	var parts []adminapi.Partition
-	if err := json.NewDecoder(resp.Body).Decode(&parts); err != nil {
 		return -2
 	}
 	for _, p := range parts {
