@@ -137,6 +137,9 @@ func (l *Log) Config() LogConfig { return *l.cfg.Load() }
 // bounded by the log end offset only.
 func (l *Log) SetHighWatermark(hw int64) { l.highWatermark.Store(hw) }
 
+// HighWatermark is the high watermark last given to the log (-1 if none).
+func (l *Log) HighWatermark() int64 { return l.highWatermark.Load() }
+
 // UpdateConfig applies a new topic configuration to later appends, rolls and
 // retention passes. Index sizes change for segments created from now on.
 // An invalid configuration is logged and ignored.
