@@ -269,7 +269,6 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	if start := l.LogStartOffset(); hw < start {
 		hw = start
 	}
-	p.hw.Store(hw)
 	l.SetHighWatermark(hw)
 	m.partitions[tp] = p
 	return p, nil
@@ -280,7 +279,7 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 func (m *Manager) CheckpointHighWatermarks() error {
 	hws := make(map[partid.TopicPartition]int64)
 	for _, p := range m.Partitions() {
-		hws[p.tp] = p.hw.Load()
+		hws[p.tp] = p.HighWatermark()
 	}
 	if len(hws) == 0 {
 		return nil

@@ -189,7 +189,7 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 			epoch, end := p.log.Epochs().EndOffsetFor(fp.LastFetchedEpoch, leo)
 			if epoch < fp.LastFetchedEpoch || end < fp.FetchOffset {
 				res.Diverging, res.DivergingEpoch, res.DivergingEndOffset = true, epoch, end
-				res.HighWatermark = p.hw.Load()
+				res.HighWatermark = p.HighWatermark()
 				res.LastStableOffset = res.HighWatermark
 				return
 			}
@@ -202,12 +202,12 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 				return
 			}
 		}
-		maxOffset := p.hw.Load()
+		maxOffset := p.HighWatermark()
 		if fromFollower {
 			maxOffset = leo
 		}
 		info, err := p.log.Read(fp.FetchOffset, maxBytes, maxOffset, minOne)
-		res.HighWatermark = p.hw.Load()
+		res.HighWatermark = p.HighWatermark()
 		res.LastStableOffset = res.HighWatermark
 		if err != nil {
 			if errors.Is(err, storage.ErrOffsetOutOfRange) {
