@@ -77,6 +77,10 @@ type Manager struct {
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+
+	// beforeWait, when set (tests only), runs in a waiting request between
+	// a check that found nothing to do and the wait that follows it.
+	beforeWait func()
 }
 
 // NewManager builds a Manager; Start begins its background work.

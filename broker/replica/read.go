@@ -101,6 +101,9 @@ func (m *Manager) fetchWaiting(ctx context.Context, req FetchRequest) []FetchRes
 		if failed || total >= int64(req.MinBytes) || remaining <= 0 {
 			return results
 		}
+		if m.beforeWait != nil {
+			m.beforeWait()
+		}
 		if wake == nil {
 			wake = make(chan struct{}, 1)
 			for _, fp := range req.Partitions {
