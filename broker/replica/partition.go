@@ -141,6 +141,15 @@ func (p *Partition) IsLeader() bool {
 	return p.isLeaderLocked()
 }
 
+// Leader is the partition's leader and leader epoch as this replica last
+// learned them (from LeaderAndIsr): after a hand-over, fresher than the
+// metadata cache until the controller's UpdateMetadata arrives.
+func (p *Partition) Leader() (id, epoch int32) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.leader, p.leaderEpoch
+}
+
 // LeaderEpoch is the current leader epoch.
 func (p *Partition) LeaderEpoch() int32 {
 	p.mu.RLock()
