@@ -2,23 +2,21 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/group"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
-	"kafgo/broker/storage"
 )
 
 // offsetsLog is the group coordinator's group.Log: the __consumer_offsets
 // partitions through the broker's replica manager. Appends go through the
 // leader path (so they are replicated and fenced by leadership like any
 // produce) and acks=all waits for the ISR. It lives here, where the parts
-// meet, so that group and replica stay independent of each other.
+// meet, so that group and replica stay independent of each other. Errors go
+// back as the replica manager gives them; the coordinator maps them with
+// kafkaerr's table, as every handler does.
 func offsetsLog(m *replica.Manager) group.Log { return replicaLog{m: m} }
 
 type replicaLog struct{ m *replica.Manager }
@@ -30,14 +28,14 @@ func offsetsTP(p int32) partid.TopicPartition {
 func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResult, error) {
 	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch}})
 	if err := res[0].Err; err != nil {
-		return group.AppendResult{}, asKafkaError(err)
+		return group.AppendResult{}, err
 	}
 	out := group.AppendResult{FirstOffset: res[0].Info.FirstOffset}
 	if acks == -1 {
 		out.Wait = func(ctx context.Context, timeout time.Duration) error {
 			l.m.WaitForAcks(ctx, timeout, res)
 			if res[0].Err != nil {
-				return asKafkaError(res[0].Err)
+				return res[0].Err
 			}
 			return nil
 		}
@@ -48,7 +46,7 @@ func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResul
 func (l replicaLog) partition(p int32) (*replica.Partition, error) {
 	part, err := l.m.LeaderPartition(offsetsTP(p))
 	if err != nil {
-		return nil, asKafkaError(err)
+		return nil, err
 	}
 	return part, nil
 }
@@ -71,17 +69,4 @@ func (l replicaLog) Bounds(p int32) (int64, int64, error) {
 		return 0, 0, err
 	}
 	return part.Log().LogStartOffset(), part.Log().LogEndOffset(), nil
-}
-
-// asKafkaError keeps Kafka error codes and names storage failures, so the
-// coordinator can map them as Kafka's GroupMetadataManager does.
-func asKafkaError(err error) error {
-	var ke *kerr.Error
-	switch {
-	case errors.As(err, &ke):
-		return ke
-	case errors.Is(err, storage.ErrBatchTooLarge):
-		return kerr.MessageTooLarge
-	}
-	return fmt.Errorf("%w: %v", kerr.KafkaStorageError, err)
 }

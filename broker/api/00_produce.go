@@ -13,14 +13,17 @@ import (
 	"kafgo/broker/replica"
 )
 
-// Produce (key 0), v0-v9.
+// Produce (key 0), v0-v10.
 // Batches are validated (CRC, magic, offsets, sizes) and appended as the
 // producer wrote them; v0-v2 message sets are up-converted to v2 batches.
 // acks=0 sends no response, acks=1 answers after the leader's append,
 // acks=-1 waits in the purgatory until the HW passes the batch or the request
 // times out; min.insync.replicas is checked before and after the append.
 // Idempotent batches go through the producer-state sequence checks, and a
-// duplicate is acknowledged with the offset of its first append.
+// duplicate is acknowledged with the offset of its first append. v10
+// (KIP-951) answers NOT_LEADER_OR_FOLLOWER with the current leader and its
+// endpoint, so a client follows a leadership hand-over without waiting for a
+// metadata refresh.
 
 func (s *Server) handleProduce(c *Call) Reply {
 	req := c.Req.(*kmsg.ProduceRequest)
@@ -138,6 +141,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 		return func() Result { return Result{None: true, Close: failed} }
 	case 1:
 		fill()
+		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
 		return now(resp)
 	}
 	timeout := time.Duration(req.TimeoutMillis) * time.Millisecond
@@ -146,7 +150,61 @@ func (s *Server) handleProduce(c *Call) Reply {
 		defer cancel()
 		s.d.Replicas.WaitForAcks(ctx, timeout, results)
 		fill()
+		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
 		return Result{Resp: resp}
+	}
+}
+
+// leaderHints fills, for Produce v10+ (KIP-951), each NOT_LEADER_OR_FOLLOWER
+// partition's current_leader and the node_endpoints of those leaders on the
+// request's listener. A client then moves to the new leader at once: without
+// the hint it must refresh metadata, which franz-go does at most every 5 s,
+// and a refresh racing the controller's UpdateMetadata still names the old
+// leader. The freshest knowledge wins: the leader this broker's replica
+// learned from LeaderAndIsr (the one that demoted it) or the metadata cache,
+// whichever has the higher leader epoch. A leader without a known endpoint
+// is not hinted.
+func (s *Server) leaderHints(resp *kmsg.ProduceResponse, listener string) {
+	if resp.Version < 10 {
+		return
+	}
+	view := s.d.Cache.View()
+	hinted := map[int32]bool{}
+	for ti := range resp.Topics {
+		t := &resp.Topics[ti]
+		for pi := range t.Partitions {
+			out := &t.Partitions[pi]
+			if out.ErrorCode != kerr.NotLeaderForPartition.Code {
+				continue
+			}
+			leader, epoch := int32(-1), int32(-1)
+			if vp, ok := view.Partition(t.Topic, out.Partition); ok {
+				leader, epoch = vp.Leader, vp.LeaderEpoch
+			}
+			if p, ok := s.d.Replicas.Partition(partid.TopicPartition{Topic: t.Topic, Partition: out.Partition}); ok {
+				if l, e := p.Leader(); e > epoch {
+					leader, epoch = l, e
+				}
+			}
+			if leader < 0 || leader == s.d.BrokerID {
+				continue
+			}
+			b, ok := view.Broker(leader)
+			if !ok {
+				continue
+			}
+			e, ok := b.Endpoint(listener)
+			if !ok {
+				continue
+			}
+			out.CurrentLeader.LeaderID, out.CurrentLeader.LeaderEpoch = leader, epoch
+			if !hinted[leader] {
+				hinted[leader] = true
+				rb := kmsg.NewProduceResponseBroker()
+				rb.NodeID, rb.Host, rb.Port, rb.Rack = leader, e.Host, e.Port, b.Rack
+				resp.Brokers = append(resp.Brokers, rb)
+			}
+		}
 	}
 }
 

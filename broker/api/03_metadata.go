@@ -8,6 +8,7 @@ import (
 
 	"kafgo/broker/clusterview"
 	"kafgo/broker/controller"
+	"kafgo/broker/kafkaerr"
 	"kafgo/internal/topicname"
 )
 
@@ -86,7 +87,9 @@ func (s *Server) autoCreate(name string) int16 {
 	defer cancel()
 	if err := s.autoCreateTopic(ctx, name); err != nil && errCode(err) != kerr.TopicAlreadyExists.Code {
 		s.log.Warn("auto-creating topic failed", "topic", name, "err", err)
-		if ke := kafkaError(err); ke != kerr.KafkaStorageError {
+		// A failure Kafka names is passed on; an unexpected one leaves the
+		// topic unknown, which clients retry.
+		if ke := kafkaerr.Code(err); ke != kerr.UnknownServerError {
 			return ke.Code
 		}
 		return kerr.UnknownTopicOrPartition.Code

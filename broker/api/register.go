@@ -9,7 +9,7 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 // compresses with gzip, snappy or lz4 only for a broker whose Produce range
 // includes v0, and uses magic 1 (MsgVer1) only with Fetch v2.
 func (s *Server) registerAll() {
-	s.register(kmsg.NewPtrProduceRequest(), 0, 9, s.handleProduce)
+	s.register(kmsg.NewPtrProduceRequest(), 0, 10, s.handleProduce)
 	s.register(kmsg.NewPtrFetchRequest(), 2, 12, s.handleFetch)
 	s.register(kmsg.NewPtrListOffsetsRequest(), 0, 7, s.handleListOffsets)
 	s.register(kmsg.NewPtrMetadataRequest(), 0, 12, s.handleMetadata)

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/wire"
@@ -190,13 +189,3 @@ func remote(c *wire.ConnInfo) string {
 	}
 	return c.Remote.String()
 }
-
-// errCode maps an error to its Kafka code (0 for nil).
-func errCode(err error) int16 {
-	if err == nil {
-		return 0
-	}
-	return kafkaError(err).Code
-}
-
-var _ = kerr.UnknownServerError

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -71,21 +72,33 @@ func (b *batch) stopReplica(broker int32, p tp, del bool, done func(kmsg.Respons
 	}
 }
 
-func (b *batch) send() {
+// send queues the batch's requests. The returned channel closes once every
+// one of them has been answered by its broker, or dropped because the broker
+// left or this controller resigned: a caller that must not answer before the
+// cluster has acted (controlled shutdown) waits on it, outside the event
+// loop.
+func (b *batch) send() <-chan struct{} {
 	c, st := b.c, b.c.st
+	all := make(chan struct{})
 	if st == nil {
-		return
+		close(all)
+		return all
+	}
+	var pending sync.WaitGroup
+	queue := func(id int32, req kmsg.Request, done func(kmsg.Response, error)) {
+		pending.Add(1)
+		c.chans.send(id, req, done, pending.Done)
 	}
 	for _, id := range sortedKeys(b.lai) {
 		info, ok := st.live[id]
 		if !ok {
 			continue
 		}
-		c.chans.send(id, b.leaderAndISRRequest(info, b.lai[id]), nil)
+		queue(id, b.leaderAndISRRequest(info, b.lai[id]), nil)
 	}
 	if b.umAll || len(b.um) > 0 || len(b.deleting) > 0 {
 		for _, id := range st.liveIDs() {
-			c.chans.send(id, b.updateMetadataRequest(), nil)
+			queue(id, b.updateMetadataRequest(), nil)
 		}
 	}
 	for _, id := range sortedKeys(b.stops) {
@@ -93,8 +106,13 @@ func (b *batch) send() {
 		if !ok {
 			continue
 		}
-		c.chans.send(id, b.stopReplicaRequest(info, b.stops[id]), b.onStop[id])
+		queue(id, b.stopReplicaRequest(info, b.stops[id]), b.onStop[id])
 	}
+	go func() {
+		pending.Wait()
+		close(all)
+	}()
+	return all
 }
 
 func sortedKeys[V any](m map[int32]V) []int32 {

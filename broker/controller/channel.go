@@ -16,10 +16,13 @@ type Sender interface {
 	Send(ctx context.Context, broker int32, addr string, req kmsg.Request) (kmsg.Response, error)
 }
 
-// outbound is one queued request and what to do with its answer.
+// outbound is one queued request and what to do with its answer. delivered,
+// if set, runs once the request has been answered or will never be sent
+// (the channel closed); it must not block.
 type outbound struct {
-	req  kmsg.Request
-	done func(kmsg.Response, error)
+	req       kmsg.Request
+	done      func(kmsg.Response, error)
+	delivered func()
 }
 
 // brokerChannel sends requests to one broker strictly in order, retrying a
@@ -63,6 +66,7 @@ func (ch *brokerChannel) close() {
 
 func (ch *brokerChannel) run() {
 	defer close(ch.done)
+	defer ch.abandon()
 	backoff := 100 * time.Millisecond
 	for {
 		ch.mu.Lock()
@@ -96,11 +100,30 @@ func (ch *brokerChannel) run() {
 			continue
 		}
 		backoff = 100 * time.Millisecond
+		o := *next
 		ch.mu.Lock()
 		ch.queue = ch.queue[1:]
 		ch.mu.Unlock()
-		if next.done != nil {
-			next.done(resp, nil)
+		if o.done != nil {
+			o.done(resp, nil)
+		}
+		if o.delivered != nil {
+			o.delivered()
+		}
+	}
+}
+
+// abandon releases whoever waits for the delivery of requests left queued
+// when the channel closes. Their done callbacks are not run: they would
+// report to a controller term that is over, or to a broker that left.
+func (ch *brokerChannel) abandon() {
+	ch.mu.Lock()
+	left := ch.queue
+	ch.queue = nil
+	ch.mu.Unlock()
+	for _, o := range left {
+		if o.delivered != nil {
+			o.delivered()
 		}
 	}
 }
@@ -133,10 +156,17 @@ func (c *channels) remove(id int32) {
 	}
 }
 
-func (c *channels) send(id int32, req kmsg.Request, done func(kmsg.Response, error)) {
-	if ch, ok := c.byID[id]; ok {
-		ch.enqueue(outbound{req: req, done: done})
+// send queues req for broker id; delivered (if set) runs once it has been
+// answered or dropped, at once when there is no channel to id.
+func (c *channels) send(id int32, req kmsg.Request, done func(kmsg.Response, error), delivered func()) {
+	ch, ok := c.byID[id]
+	if !ok {
+		if delivered != nil {
+			delivered()
+		}
+		return
 	}
+	ch.enqueue(outbound{req: req, done: done, delivered: delivered})
 }
 
 func (c *channels) closeAll() {

@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
 )
 
@@ -29,8 +32,8 @@ type Config struct {
 }
 
 // ErrNotController is returned by requests sent to a broker that is not the
-// active controller.
-var ErrNotController = errors.New("controller: this broker is not the active controller")
+// active controller; it carries Kafka's NOT_CONTROLLER.
+var ErrNotController = kafkaerr.New(kerr.NotController, "controller: this broker is not the active controller")
 
 // Controller takes part in the election and, while elected, runs the cluster.
 type Controller struct {

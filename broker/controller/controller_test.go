@@ -25,9 +25,33 @@ import (
 type fakeBrokers struct {
 	mu   sync.Mutex
 	sent map[int32][]kmsg.Request
+	// hold, when set for a broker, delays every request to it until the
+	// channel closes: a broker slow to apply what the controller sends.
+	hold map[int32]chan struct{}
 }
 
-func (f *fakeBrokers) Send(_ context.Context, broker int32, _ string, req kmsg.Request) (kmsg.Response, error) {
+func (f *fakeBrokers) holdBroker(id int32) (release func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.hold == nil {
+		f.hold = map[int32]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	f.hold[id] = ch
+	return func() { close(ch) }
+}
+
+func (f *fakeBrokers) Send(ctx context.Context, broker int32, _ string, req kmsg.Request) (kmsg.Response, error) {
+	f.mu.Lock()
+	hold := f.hold[broker]
+	f.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.sent == nil {
@@ -337,3 +361,57 @@ func TestFencedControllerCannotWrite(t *testing.T) {
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 var testLog io.Writer = io.Discard
+
+// TestControlledShutdownAnswersOnceApplied: the answer to a controlled
+// shutdown waits until the brokers have applied the hand-over (here the new
+// leader is slow to take its LeaderAndIsr), so the stopping broker does not
+// close its listeners while clients would still be sent back to it.
+func TestControlledShutdownAnswersOnceApplied(t *testing.T) {
+	h := newHarness(t, 1, 2, 3)
+	ctl := h.active()
+	var others []int32
+	for _, id := range []int32{1, 2, 3} {
+		if id != ctl.id {
+			others = append(others, id)
+		}
+	}
+	stopping, next := others[0], others[1]
+	part := tp{Topic: "t", Partition: 0}
+	if _, err := (&Admin{Store: h.root}).CreateTopic(context.Background(), TopicSpec{Name: "t", Assignment: map[int32][]int32{0: {stopping, next, ctl.id}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 5*time.Second, "the new leader told it follows", func() bool {
+		ps, _, ok := h.fake.lastLeaderAndISR(next, part)
+		return ok && ps.Leader == stopping
+	})
+
+	release := h.fake.holdBroker(next)
+	done := make(chan *kmsg.ControlledShutdownResponse, 1)
+	go func() {
+		req := kmsg.NewPtrControlledShutdownRequest()
+		req.BrokerID, req.BrokerEpoch = stopping, -1
+		resp, err := ctl.ctl.ControlledShutdown(context.Background(), req)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- resp
+	}()
+	testwait.Until(t, 5*time.Second, "the hand-over written", func() bool { return h.state(part).Leader == next })
+	select {
+	case <-done:
+		t.Fatal("controlled shutdown answered before the new leader applied its LeaderAndIsr")
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	select {
+	case resp := <-done:
+		if resp == nil || resp.ErrorCode != 0 || len(resp.PartitionsRemaining) != 0 {
+			t.Fatalf("answer %+v", resp)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer after the new leader applied the hand-over")
+	}
+	if ps, _, ok := h.fake.lastLeaderAndISR(next, part); !ok || ps.Leader != next {
+		t.Fatalf("new leader's last LeaderAndIsr %+v", ps)
+	}
+}

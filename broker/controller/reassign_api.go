@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -31,11 +30,7 @@ func (c *Controller) AlterPartitionAssignments(ctx context.Context, req *kmsg.Al
 				op := kmsg.NewAlterPartitionAssignmentsResponseTopicPartition()
 				op.Partition = rp.Partition
 				if err := c.reassign(b, p, rp.Replicas); err != nil {
-					op.ErrorCode = kerr.UnknownServerError.Code
-					var ke *kerr.Error
-					if errors.As(err, &ke) {
-						op.ErrorCode = ke.Code
-					}
+					op.ErrorCode = kafkaerr.Code(err).Code
 					op.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(err))
 				} else {
 					submitted[p] = true

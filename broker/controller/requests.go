@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -86,8 +87,18 @@ func (c *Controller) alterPartition(b *batch, from int32, p tp, rp kmsg.AlterPar
 // ControlledShutdown moves a stopping broker's leaderships to other in-sync
 // replicas and takes it out of the ISRs it follows in; the answer lists the
 // partitions it still leads (Kafka retries until none remain).
+//
+// The answer waits (up to handOverWait) until every live broker has applied
+// the hand-over: the new leaders lead, the old one follows, and every
+// metadata cache names the new leaders. Only then does the stopping broker
+// close its listeners, so a client it drops finds the new leaders at its
+// first metadata refresh instead of a stale answer that sends it back, which
+// costs it a whole refresh interval (franz-go: 5 s). This matters most when
+// the stopping broker is the controller: its LeaderAndIsr to itself is in
+// process and lands well before the others' over the network.
 func (c *Controller) ControlledShutdown(ctx context.Context, req *kmsg.ControlledShutdownRequest) (*kmsg.ControlledShutdownResponse, error) {
-	return call(ctx, c, func() (*kmsg.ControlledShutdownResponse, error) {
+	var applied <-chan struct{}
+	resp, err := call(ctx, c, func() (*kmsg.ControlledShutdownResponse, error) {
 		resp := req.ResponseKind().(*kmsg.ControlledShutdownResponse)
 		st := c.st
 		if st == nil {
@@ -129,7 +140,7 @@ func (c *Controller) ControlledShutdown(ctx context.Context, req *kmsg.Controlle
 				}
 			}
 		}
-		b.send()
+		applied = b.send()
 		for _, p := range st.partitions() {
 			if ps := st.partState(p); ps != nil && ps.leader == id && len(st.replicas(p)) > 1 {
 				r := kmsg.NewControlledShutdownResponsePartitionsRemaining()
@@ -139,7 +150,23 @@ func (c *Controller) ControlledShutdown(ctx context.Context, req *kmsg.Controlle
 		}
 		return resp, nil
 	})
+	if applied != nil {
+		t := time.NewTimer(handOverWait)
+		defer t.Stop()
+		select {
+		case <-applied:
+		case <-t.C:
+			c.log.Warn("controlled shutdown answered before every broker applied the hand-over", "broker", req.BrokerID, "waited", handOverWait)
+		case <-ctx.Done():
+		}
+	}
+	return resp, err
 }
+
+// handOverWait bounds how long a controlled shutdown answer waits for the
+// brokers to apply the hand-over; a broker that died unnoticed (its session
+// not yet expired) must not hold a clean shutdown up for long.
+const handOverWait = 5 * time.Second
 
 // offlineLeaderExcluding is the controlled-shutdown election: an in-sync
 // replica other than the ones shutting down (never unclean).

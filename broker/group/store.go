@@ -1,12 +1,12 @@
 package group
 
 import (
-	"errors"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/group/offsetsrec"
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/record"
 )
 
@@ -102,20 +102,9 @@ func (c *Coordinator) storeGroup(g *group, assignment map[string][]byte, done fu
 	})
 }
 
-func kafkaErr(err error) *kerr.Error {
-	if err == nil {
-		return nil
-	}
-	var ke *kerr.Error
-	if errors.As(err, &ke) {
-		return ke
-	}
-	return kerr.UnknownServerError
-}
-
 // storeGroupError maps a write error for group-membership answers.
 func storeGroupError(err error) *kerr.Error {
-	ke := kafkaErr(err)
+	ke := kafkaerr.Code(err)
 	switch ke {
 	case nil:
 		return nil
@@ -134,7 +123,7 @@ func storeGroupError(err error) *kerr.Error {
 
 // commitError maps a write error for OffsetCommit answers.
 func commitError(err error) *kerr.Error {
-	ke := kafkaErr(err)
+	ke := kafkaerr.Code(err)
 	switch ke {
 	case kerr.UnknownTopicOrPartition, kerr.NotEnoughReplicas, kerr.NotEnoughReplicasAfterAppend:
 		return kerr.CoordinatorNotAvailable

@@ -1,6 +1,9 @@
-// Package kafkaerr pairs a Kafka error code (franz-go's kerr table) with the
-// message Kafka would send beside it, so a handler can fill both the
-// error_code and error_message fields from one error value.
+// Package kafkaerr is the broker's one Kafka error table. Code maps any
+// error the broker's parts return (their sentinel errors, context, network
+// and file-system errors) onto the code Kafka gives the same failure, and New
+// pairs a code (franz-go's kerr table) with the message Kafka would send
+// beside it, so a handler fills both error_code and error_message from one
+// error value.
 package kafkaerr
 
 import (

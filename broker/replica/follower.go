@@ -94,7 +94,7 @@ func (p *Partition) truncateToLeaderEpoch(leaderEpoch int32, leaderEnd int64) (d
 	if leaderEnd < 0 {
 		// The leader knows nothing of our epoch: fall back to the HW, as
 		// Kafka does.
-		return true, p.truncateTo(p.hw.Load())
+		return true, p.truncateTo(p.HighWatermark())
 	}
 	epoch, end := p.log.Epochs().EndOffsetFor(leaderEpoch, leo)
 	switch {
@@ -116,7 +116,7 @@ func (p *Partition) truncateTo(offset int64) error {
 			return err
 		}
 	}
-	if leo := p.log.LogEndOffset(); p.hw.Load() > leo {
+	if leo := p.log.LogEndOffset(); p.HighWatermark() > leo {
 		p.setHighWatermark(leo)
 	}
 	return nil

@@ -40,7 +40,7 @@ func (p *Partition) ackState(requiredOffset int64) (done bool, err error) {
 	if !p.isLeaderLocked() {
 		return true, kerr.NotLeaderForPartition
 	}
-	if p.hw.Load() < requiredOffset {
+	if p.HighWatermark() < requiredOffset {
 		return false, nil
 	}
 	if int32(len(p.isr)) < p.cfg.Load().MinInsyncReplicas {
@@ -85,7 +85,7 @@ func (p *Partition) updateFollowerFetchStateLocked(id int32, fetchOffset, follow
 	// Rejoin rule: the follower has everything up to the HW and everything
 	// this leader has written in its epoch's start.
 	expand = p.pendingISR == nil && !slices.Contains(p.isr, id) &&
-		fetchOffset >= p.hw.Load() && fetchOffset >= p.leaderEpochLEO
+		fetchOffset >= p.HighWatermark() && fetchOffset >= p.leaderEpochLEO
 	return expand, nil
 }
 

@@ -83,6 +83,10 @@ type Manager struct {
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+
+	// beforeWait, when set (tests only), runs in a waiting request between
+	// a check that found nothing to do and the wait that follows it.
+	beforeWait func()
 }
 
 // NewManager builds a Manager; Start begins its background work.
@@ -281,7 +285,6 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	if start := l.LogStartOffset(); hw < start {
 		hw = start
 	}
-	p.hw.Store(hw)
 	l.SetHighWatermark(hw)
 	m.partitions[tp] = p
 	return p, nil
@@ -299,7 +302,7 @@ func (m *Manager) newPartitionConfig(topic string) (PartitionConfig, error) {
 func (m *Manager) CheckpointHighWatermarks() error {
 	hws := make(map[partid.TopicPartition]int64)
 	for _, p := range m.Partitions() {
-		hws[p.tp] = p.hw.Load()
+		hws[p.tp] = p.HighWatermark()
 	}
 	if len(hws) == 0 {
 		return nil

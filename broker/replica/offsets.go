@@ -23,7 +23,7 @@ func (p *Partition) ListOffset(currentLeaderEpoch int32, timestamp int64, fromRe
 	if err := p.checkLeaderEpochLocked(currentLeaderEpoch); err != nil {
 		return -1, -1, -1, err
 	}
-	bound := p.hw.Load()
+	bound := p.HighWatermark()
 	if fromReplica {
 		bound = p.log.LogEndOffset()
 	}
@@ -86,7 +86,7 @@ func (p *Partition) deleteRecordsBefore(offset int64) (int64, error) {
 	if !p.isLeaderLocked() {
 		return -1, kerr.NotLeaderForPartition
 	}
-	hw := p.hw.Load()
+	hw := p.HighWatermark()
 	if offset == -1 {
 		offset = hw
 	}

@@ -60,7 +60,6 @@ type Partition struct {
 	fmu sync.Mutex
 
 	cfg atomic.Pointer[PartitionConfig]
-	hw  atomic.Int64
 
 	// changed fires on LEO, HW and leadership changes: delayed fetches and
 	// acks=all produces wait on it.
@@ -73,8 +72,9 @@ func (p *Partition) TopicPartition() partid.TopicPartition { return p.tp }
 // Log is the partition's local log.
 func (p *Partition) Log() *storage.Log { return p.log }
 
-// HighWatermark is the partition's HW as this replica knows it.
-func (p *Partition) HighWatermark() int64 { return p.hw.Load() }
+// HighWatermark is the partition's HW as this replica knows it. The log
+// holds the only copy, so retention, the cleaner and readers see one value.
+func (p *Partition) HighWatermark() int64 { return p.log.HighWatermark() }
 
 // Config returns the partition's current topic configuration.
 func (p *Partition) Config() PartitionConfig { return *p.cfg.Load() }
@@ -115,7 +115,7 @@ func (p *Partition) State() State {
 		Replicas:        slices.Clone(p.replicas),
 		ISR:             slices.Clone(p.isr),
 		IsLeader:        p.isLeaderLocked(),
-		HighWatermark:   p.hw.Load(),
+		HighWatermark:   p.HighWatermark(),
 		LogStartOffset:  p.log.LogStartOffset(),
 		LogEndOffset:    p.log.LogEndOffset(),
 	}
@@ -141,6 +141,15 @@ func (p *Partition) IsLeader() bool {
 	return p.isLeaderLocked()
 }
 
+// Leader is the partition's leader and leader epoch as this replica last
+// learned them (from LeaderAndIsr): after a hand-over, fresher than the
+// metadata cache until the controller's UpdateMetadata arrives.
+func (p *Partition) Leader() (id, epoch int32) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.leader, p.leaderEpoch
+}
+
 // LeaderEpoch is the current leader epoch.
 func (p *Partition) LeaderEpoch() int32 {
 	p.mu.RLock()
@@ -164,19 +173,11 @@ func (p *Partition) maximalISRLocked() []int32 {
 	return out
 }
 
-// setHighWatermark moves the HW forward (leader) or to the given value
-// (follower, bounded by its LEO), waking waiters when it changes.
-func (p *Partition) setHighWatermark(hw int64) bool {
-	for {
-		cur := p.hw.Load()
-		if hw == cur {
-			return false
-		}
-		if p.hw.CompareAndSwap(cur, hw) {
-			p.log.SetHighWatermark(hw)
-			p.changed.notify()
-			return true
-		}
+// setHighWatermark sets a follower's HW (the leader's, bounded by its LEO;
+// it may go down on truncation), waking waiters when it changes.
+func (p *Partition) setHighWatermark(hw int64) {
+	if p.log.SetHighWatermark(hw) {
+		p.changed.notify()
 	}
 }
 
@@ -205,16 +206,11 @@ func (p *Partition) maybeIncrementHWLocked() bool {
 		}
 	}
 	p.fmu.Unlock()
-	for {
-		cur := p.hw.Load()
-		if newHW <= cur {
-			return false
-		}
-		if p.hw.CompareAndSwap(cur, newHW) {
-			// Retention never deletes what consumers may not have read.
-			p.log.SetHighWatermark(newHW)
-			p.changed.notify()
-			return true
-		}
+	// The log's HW is the only copy (retention and the cleaner read it):
+	// a CAS-max there, so a slower advancer can never publish an older HW.
+	if !p.log.AdvanceHighWatermark(newHW) {
+		return false
 	}
+	p.changed.notify()
+	return true
 }

@@ -86,48 +86,21 @@ func (m *Manager) recordLeaderThrottled(results []FetchResult) {
 	m.cfg.LeaderQuota.Record(sent)
 }
 
+// fetchWaiting is Kafka's delayed fetch: read, and while fewer than
+// MinBytes are there and no partition failed, wait for a change and read
+// again, until MaxWait passes.
 func (m *Manager) fetchWaiting(ctx context.Context, req FetchRequest) []FetchResult {
-	deadline := m.now().Add(req.MaxWait)
-	var wake chan struct{}
-	var watched []*Partition
-	defer func() {
-		for _, p := range watched {
-			p.changed.remove(wake)
-		}
-	}()
-	for {
-		results, total, failed := m.readAll(req)
-		remaining := deadline.Sub(m.now())
-		if failed || total >= int64(req.MinBytes) || remaining <= 0 {
-			return results
-		}
-		if wake == nil {
-			wake = make(chan struct{}, 1)
-			for _, fp := range req.Partitions {
-				if p, ok := m.Partition(fp.TP); ok {
-					p.changed.add(wake)
-					watched = append(watched, p)
-				}
-			}
-		}
-		t := time.NewTimer(remaining)
-		select {
-		case <-wake:
-			t.Stop()
-		case <-t.C:
-			return m.readAllFinal(req)
-		case <-ctx.Done():
-			t.Stop()
-			return results
-		case <-m.stop:
-			t.Stop()
-			return results
-		}
+	tps := make([]partid.TopicPartition, len(req.Partitions))
+	for i, fp := range req.Partitions {
+		tps[i] = fp.TP
 	}
-}
-
-func (m *Manager) readAllFinal(req FetchRequest) []FetchResult {
-	results, _, _ := m.readAll(req)
+	var results []FetchResult
+	m.await(ctx, req.MaxWait, tps, func() bool {
+		var total int64
+		var failed bool
+		results, total, failed = m.readAll(req)
+		return failed || total >= int64(req.MinBytes)
+	})
 	return results
 }
 
@@ -189,7 +162,7 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 			epoch, end := p.log.Epochs().EndOffsetFor(fp.LastFetchedEpoch, leo)
 			if epoch < fp.LastFetchedEpoch || end < fp.FetchOffset {
 				res.Diverging, res.DivergingEpoch, res.DivergingEndOffset = true, epoch, end
-				res.HighWatermark = p.hw.Load()
+				res.HighWatermark = p.HighWatermark()
 				res.LastStableOffset = res.HighWatermark
 				return
 			}
@@ -202,12 +175,12 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 				return
 			}
 		}
-		maxOffset := p.hw.Load()
+		maxOffset := p.HighWatermark()
 		if fromFollower {
 			maxOffset = leo
 		}
 		info, err := p.log.Read(fp.FetchOffset, maxBytes, maxOffset, minOne)
-		res.HighWatermark = p.hw.Load()
+		res.HighWatermark = p.HighWatermark()
 		res.LastStableOffset = res.HighWatermark
 		if err != nil {
 			if errors.Is(err, storage.ErrOffsetOutOfRange) {

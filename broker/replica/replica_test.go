@@ -259,7 +259,7 @@ func TestTruncationByLeaderEpoch(t *testing.T) {
 				m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}})
 			}
 			p, _ := m.Partition(tp0)
-			p.hw.Store(tc.hw)
+			p.log.SetHighWatermark(tc.hw)
 			done, err := p.truncateToLeaderEpoch(tc.leaderEpoch, tc.leaderEnd)
 			if err != nil {
 				t.Fatal(err)

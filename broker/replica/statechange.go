@@ -7,6 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // HandleLeaderAndISR applies a controller's LeaderAndIsr (v2+ layout): the
@@ -66,7 +68,7 @@ func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte
 	p, err := m.getOrCreatePartition(tp, topicID)
 	if err != nil {
 		m.log.Error("cannot create partition", "partition", tp.String(), "err", err)
-		return kerr.KafkaStorageError.Code
+		return kafkaerr.Code(err).Code
 	}
 	st := leaderState{
 		topicID:         topicID,
@@ -85,7 +87,7 @@ func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte
 		m.fetchers.remove(tp)
 		if err := p.makeLeader(st, now); err != nil {
 			m.log.Error("cannot become leader", "partition", tp.String(), "err", err)
-			return kerr.KafkaStorageError.Code
+			return kafkaerr.Code(err).Code
 		}
 		m.log.Info("leading partition", "partition", tp.String(), "leader_epoch", ps.LeaderEpoch, "isr", ps.ISR)
 		m.leadershipChanged(tp, true, ps.LeaderEpoch)
@@ -155,7 +157,7 @@ func (m *Manager) stopReplica(tp partid.TopicPartition, del bool) int16 {
 	if _, exists := m.logs.Log(tp); exists {
 		if err := m.logs.DeleteLog(tp); err != nil {
 			m.log.Error("cannot delete partition", "partition", tp.String(), "err", err)
-			return kerr.KafkaStorageError.Code
+			return kafkaerr.Code(err).Code
 		}
 	}
 	return 0

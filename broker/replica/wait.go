@@ -4,45 +4,77 @@ import (
 	"context"
 	"time"
 
-	"kafgo/broker/partid"
-
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/partid"
 )
 
-// settle is Kafka's delayed-operation purgatory for one request: it waits
-// until check settles every partition i whose errs[i] is nil, or until
-// timeout, when the unsettled ones get REQUEST_TIMED_OUT. It re-checks on
-// every change of the partitions' offsets (LEO, HW, log start offsets,
-// followers' fetch state) and of the metadata. A partition no longer on this broker settles
-// with NOT_LEADER_OR_FOLLOWER. check runs without Manager locks held.
+// await is the one wait of Kafka's delayed operations (delayed fetch,
+// acks=all produce, DeleteRecords): it returns true once check reports
+// done, false when timeout passes, ctx ends or the manager stops.
+//
+// The order is what makes it correct: it registers for wake-ups (on tps's
+// partitions and on the metadata) first, then checks, then waits; every
+// wake-up leads to a new check. A change landing between a check and the
+// wait has already signalled the registered channel, so it is never slept
+// through. When the timeout passes it checks once more before giving up.
+// check runs without Manager locks held.
 //
 // The deadline is wall-clock time, not the manager's clock: it is waited
 // for with a timer.
-func (m *Manager) settle(ctx context.Context, timeout time.Duration, tps []partid.TopicPartition, errs []error, check func(i int, p *Partition) (bool, error)) {
-	deadline := time.Now().Add(timeout)
+func (m *Manager) await(ctx context.Context, timeout time.Duration, tps []partid.TopicPartition, check func() bool) bool {
 	wake := make(chan struct{}, 1)
-	settled := make([]bool, len(tps))
-	var watched []*Partition
-	defer func() {
-		for _, p := range watched {
-			p.changed.remove(wake)
+	for _, tp := range tps {
+		if p, ok := m.Partition(tp); ok {
+			p.changed.add(wake)
+			defer p.changed.remove(wake)
 		}
-	}()
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	expired := timeout <= 0
+	for {
+		// Taken before the check, for the same reason: a broker leaving
+		// the metadata can settle a DeleteRecords (its replicas stop
+		// counting), a partition appearing here can answer a fetch.
+		metaChanged := m.cfg.Cache.Changed()
+		if check() {
+			return true
+		}
+		if expired {
+			return false
+		}
+		if m.beforeWait != nil {
+			m.beforeWait()
+		}
+		select {
+		case <-wake:
+		case <-metaChanged:
+		case <-timer.C:
+			expired = true
+		case <-ctx.Done():
+			return false
+		case <-m.stop:
+			return false
+		}
+	}
+}
+
+// settle waits, with await, until check settles every partition i whose
+// errs[i] is nil; the ones still unsettled at the end get
+// REQUEST_TIMED_OUT. A partition no longer on this broker settles with
+// NOT_LEADER_OR_FOLLOWER.
+func (m *Manager) settle(ctx context.Context, timeout time.Duration, tps []partid.TopicPartition, errs []error, check func(i int, p *Partition) (bool, error)) {
+	settled := make([]bool, len(tps))
+	var watched []partid.TopicPartition
 	for i, tp := range tps {
 		if errs[i] != nil {
 			settled[i] = true
 			continue
 		}
-		if p, ok := m.Partition(tp); ok {
-			p.changed.add(wake)
-			watched = append(watched, p)
-		}
+		watched = append(watched, tp)
 	}
-	for {
-		// Taken before the checks, so an update between them and the
-		// wait still wakes us: a broker leaving the metadata can settle a
-		// DeleteRecords (its replicas stop counting).
-		metaChanged := m.cfg.Cache.Changed()
+	m.await(ctx, timeout, watched, func() bool {
 		pending := false
 		for i, tp := range tps {
 			if settled[i] {
@@ -59,29 +91,11 @@ func (m *Manager) settle(ctx context.Context, timeout time.Duration, tps []parti
 			}
 			pending = true
 		}
-		if !pending {
-			return
-		}
-		remaining := time.Until(deadline)
-		expired := remaining <= 0
-		if !expired {
-			t := time.NewTimer(remaining)
-			select {
-			case <-wake:
-			case <-metaChanged:
-			case <-t.C:
-			case <-ctx.Done():
-				expired = true
-			}
-			t.Stop()
-		}
-		if expired {
-			for i := range tps {
-				if !settled[i] {
-					errs[i] = kerr.RequestTimedOut
-				}
-			}
-			return
+		return !pending
+	})
+	for i := range tps {
+		if !settled[i] {
+			errs[i] = kerr.RequestTimedOut
 		}
 	}
 }

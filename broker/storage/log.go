@@ -132,11 +132,30 @@ func (l *Log) RecoveryPoint() int64 { return l.recoveryPoint.Load() }
 // Config returns the current configuration.
 func (l *Log) Config() LogConfig { return *l.cfg.Load() }
 
-// SetHighWatermark tells the log the partition's high watermark. Retention
-// then never deletes a segment holding offsets at or above it (Kafka's rule:
-// unreplicated data is not retained away). Until it is called, retention is
-// bounded by the log end offset only.
-func (l *Log) SetHighWatermark(hw int64) { l.highWatermark.Store(hw) }
+// SetHighWatermark tells the log the partition's high watermark, reporting
+// whether it changed. Retention then never deletes a segment holding offsets
+// at or above it (Kafka's rule: unreplicated data is not retained away).
+// Until it is called, retention is bounded by the log end offset only.
+func (l *Log) SetHighWatermark(hw int64) bool { return l.highWatermark.Swap(hw) != hw }
+
+// AdvanceHighWatermark raises the high watermark to hw if that is higher,
+// reporting whether it moved. It is one compare-and-swap, so concurrent
+// advancers (a leader's produces and follower fetches) can never leave an
+// older value last.
+func (l *Log) AdvanceHighWatermark(hw int64) bool {
+	for {
+		cur := l.highWatermark.Load()
+		if hw <= cur {
+			return false
+		}
+		if l.highWatermark.CompareAndSwap(cur, hw) {
+			return true
+		}
+	}
+}
+
+// HighWatermark is the high watermark last given to the log (-1 if none).
+func (l *Log) HighWatermark() int64 { return l.highWatermark.Load() }
 
 // UpdateConfig applies a new topic configuration to later appends, rolls and
 // retention passes. Index sizes change for segments created from now on.

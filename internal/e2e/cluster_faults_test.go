@@ -189,25 +189,7 @@ func TestKillLeadersAndControllerLosesNoAckedRecord(t *testing.T) {
 		acks.count(), leaderFailovers, median(leaderFailovers), controllerFailovers, median(controllerFailovers))
 
 	// Read everything back.
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cons := c.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: allFromStart(parts)}))
-	got := map[int32][]int{}
-	remaining := int64(0)
-	ends.Each(func(o kadm.ListedOffset) { remaining += o.Offset })
-	for remaining > 0 {
-		fs := cons.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("read back timed out with %d records left", remaining)
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			v, _ := strconv.Atoi(string(r.Value))
-			got[r.Partition] = append(got[r.Partition], v)
-			remaining--
-		})
-	}
+	got, ends := readNumbered(t, ctx, c, mcl, topic, parts)
 	lost, dup := 0, 0
 	for p := int32(0); p < parts; p++ {
 		seen := map[int]int{}
