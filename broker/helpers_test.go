@@ -1,40 +1,21 @@
 package broker
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/broker/config"
+	"kafgo/internal/testlog"
 	"kafgo/internal/testwait"
 )
 
 // waitTimeout bounds every wait in these tests.
 const waitTimeout = 30 * time.Second
-
-// logBuffer collects a broker's log safely from its goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // testConfig is a one-broker configuration on 127.0.0.1 port 0 with its
 // data in dir; extra settings (server.properties names) are applied on top.
@@ -59,9 +40,9 @@ func testConfig(t *testing.T, dir string, extra map[string]string) *config.Broke
 
 // newTestBroker prepares a broker logging into the returned buffer (shown
 // if the test fails) and shuts it down when the test ends.
-func newTestBroker(t *testing.T, cfg *config.Broker) (*Broker, *logBuffer) {
+func newTestBroker(t *testing.T, cfg *config.Broker) (*Broker, *testlog.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	b := New(cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -79,7 +60,7 @@ func newTestBroker(t *testing.T, cfg *config.Broker) (*Broker, *logBuffer) {
 // startTestBroker is newTestBroker, started, and waits until the broker's
 // cluster view (from the controller's UpdateMetadata) has a controller and
 // lists the broker itself, as clients expect of a broker that is up.
-func startTestBroker(t *testing.T, cfg *config.Broker) (*Broker, *logBuffer) {
+func startTestBroker(t *testing.T, cfg *config.Broker) (*Broker, *testlog.Buffer) {
 	t.Helper()
 	b, logs := newTestBroker(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)

@@ -1,19 +1,18 @@
 package e2e
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testlog"
 	"kafgo/internal/testwait"
 )
 
@@ -29,26 +28,9 @@ const promptly = 5 * time.Second
 // brokerProc is one `kafgo broker serve` process and its combined output.
 type brokerProc struct {
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *testlog.Buffer
 	done chan struct{}
 	err  error // from Wait, once done is closed
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startBroker runs the binary with --override key=value settings; the
@@ -59,7 +41,7 @@ func startBroker(t *testing.T, settings map[string]string) *brokerProc {
 	for k, v := range settings {
 		args = append(args, "--override", k+"="+v)
 	}
-	p := &brokerProc{cmd: exec.Command(testcluster.Binary(t), args...), out: &lockedBuffer{}, done: make(chan struct{})}
+	p := &brokerProc{cmd: exec.Command(testcluster.Binary(t), args...), out: &testlog.Buffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
