@@ -50,8 +50,11 @@ type Broker struct {
 	cc        *controllerClient
 	adminHTTP *admin.Server
 
-	registered  chan struct{}
+	// registered is set once /brokers/ids/<id> was created by this broker:
+	// only a broker the controller knows has leaderships to hand over.
+	registered  atomic.Bool
 	brokerEpoch atomic.Int64
+	ctlStarted  atomic.Bool // the controller's loop runs (Stop waits for it)
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -63,7 +66,7 @@ func New(cfg *config.Broker, logger *slog.Logger) *Broker {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	b := &Broker{log: logger.With("broker", cfg.BrokerID), registered: make(chan struct{})}
+	b := &Broker{log: logger.With("broker", cfg.BrokerID)}
 	b.cfg.Store(cfg)
 	b.static.Store(cfg)
 	return b
@@ -76,12 +79,21 @@ func (b *Broker) Config() *config.Broker { return b.cfg.Load() }
 func (b *Broker) Addr(listener string) net.Addr { return b.net.Addr(listener) }
 
 // Start brings the broker up; it returns once the broker is registered and
-// serving, or with the first error.
+// serving, or with the first error. Ending ctx interrupts start-up (the
+// metadata store connection, log recovery, the wait for a registration
+// to go away). After an error, Shutdown releases what Start acquired.
 func (b *Broker) Start(ctx context.Context) error {
-	cfg := b.Config()
 	runCtx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 
+	// Bind first: a port in use fails here, at once, before the metadata
+	// store or the log dirs are touched, and port 0 is resolved before
+	// anything is advertised. Clients connecting now wait in the backlog
+	// until the listeners serve, below.
+	if err := b.bind(b.Config()); err != nil {
+		return err
+	}
+	cfg := b.Config()
 	store, err := b.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -97,7 +109,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.admin = &controller.Admin{Store: store}
 	b.topics = newTopicConfigs(b.admin, store, b.Config, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
-	b.logs, err = storage.OpenManager(storage.ManagerConfig{
+	b.logs, err = storage.OpenManagerContext(ctx, storage.ManagerConfig{
 		LogDirs:                 cfg.LogDirs,
 		BrokerID:                cfg.BrokerID,
 		ClusterID:               b.clusterID,
@@ -175,18 +187,14 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.cc.ib = b.ib
 	b.ctl.SetSender(b.ib)
 
-	b.net = wire.NewServer(b.serverConfig(cfg), b.api)
 	if err := b.net.Start(); err != nil {
 		return err
 	}
-	b.fillAdvertisedPorts()
-	if addr := cfg.AdminListener; addr != "" {
-		if b.adminHTTP, err = admin.Start(addr, admin.Source{
+	if b.adminHTTP != nil {
+		b.adminHTTP.Serve(admin.Source{
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
-		}, b.log); err != nil {
-			return err
-		}
+		})
 	}
 
 	b.topics.skipExisting(ctx)
@@ -202,7 +210,28 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.keepRegistered(runCtx) }()
 	b.ctl.Start()
+	b.ctlStarted.Store(true)
 	b.log.Info("broker started", "cluster_id", b.clusterID, "listeners", cfg.AdvertisedListeners, "embedded_metadata", cfg.Embedded())
+	return nil
+}
+
+// bind binds the Kafka listeners and the admin endpoint without serving
+// them yet, and advertises the bound ports where port 0 was asked for.
+func (b *Broker) bind(cfg *config.Broker) error {
+	// The handler is reached through b.api, set before the listeners
+	// start accepting.
+	b.net = wire.NewServer(b.serverConfig(cfg), wire.HandlerFunc(func(req *wire.Request) wire.Pending { return b.api.Serve(req) }))
+	if err := b.net.Listen(); err != nil {
+		return err
+	}
+	if addr := cfg.AdminListener; addr != "" {
+		s, err := admin.Listen(addr, b.log)
+		if err != nil {
+			return err
+		}
+		b.adminHTTP = s
+	}
+	b.fillAdvertisedPorts()
 	return nil
 }
 
@@ -257,8 +286,12 @@ func (b *Broker) fillAdvertisedPorts() {
 }
 
 // register creates /brokers/ids/<id>. A registration left by this broker's
-// previous process (kill -9) lives until its session expires; like Kafka we
-// wait for that rather than steal it.
+// previous process (kill -9) lives until ZooKeeper expires its session; like
+// Kafka we wait for that rather than steal it, but only as long as an expiry
+// can take: the session timeout, rounded up to the server's tick (at most
+// half the timeout, as ZooKeeper's minimum session timeout is two ticks).
+// A registration that outlives that belongs to another live broker with
+// this broker.id.
 func (b *Broker) register(ctx context.Context) error {
 	cfg := b.Config()
 	var eps []znode.Endpoint
@@ -270,7 +303,8 @@ func (b *Broker) register(ctx context.Context) error {
 		return err
 	}
 	path := znode.BrokerIDPath(cfg.BrokerID)
-	warned := false
+	patience := 3 * time.Duration(cfg.ZooKeeperSessionTimeoutMs) * time.Millisecond / 2
+	var giveUp time.Time
 	for {
 		_, err := b.store.Create(ctx, path, data, meta.Ephemeral)
 		if err == nil {
@@ -280,12 +314,24 @@ func (b *Broker) register(ctx context.Context) error {
 			return fmt.Errorf("broker: registering %s: %w", path, err)
 		}
 		_, stat, gerr := b.store.Get(ctx, path)
-		if gerr == nil && stat.EphemeralOwner == b.store.SessionID() {
-			break
+		if errors.Is(gerr, meta.ErrNoNode) {
+			continue // it went away meanwhile: create again
 		}
-		if !warned {
-			b.log.Warn("a previous registration of this broker id is still live; waiting for its session to expire", "path", path)
-			warned = true
+		if gerr != nil {
+			return fmt.Errorf("broker: reading %s: %w", path, gerr)
+		}
+		if stat.EphemeralOwner == b.store.SessionID() {
+			break // ours: an earlier create of this session that answered late
+		}
+		now := time.Now()
+		switch {
+		case giveUp.IsZero():
+			giveUp = now.Add(patience)
+			b.log.Warn("broker.id is already registered; waiting in case it is this broker's previous process, whose session has yet to expire",
+				"path", path, "owner_session", fmt.Sprintf("0x%x", stat.EphemeralOwner), "up_to", patience)
+		case now.After(giveUp):
+			return fmt.Errorf("broker: broker.id %d is already registered at %s by another live ZooKeeper session (0x%x), still after %v: another broker is running with broker.id %d: %w",
+				cfg.BrokerID, path, stat.EphemeralOwner, patience, cfg.BrokerID, meta.ErrNodeExists)
 		}
 		select {
 		case <-ctx.Done():
@@ -299,6 +345,7 @@ func (b *Broker) register(ctx context.Context) error {
 	}
 	b.brokerEpoch.Store(stat.Czxid)
 	b.replicas.SetBrokerEpoch(stat.Czxid)
+	b.registered.Store(true)
 	b.log.Info("registered", "path", path, "broker_epoch", stat.Czxid)
 	return nil
 }
@@ -332,10 +379,12 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	var errs []error
 	b.once.Do(func() {
 		cfg := b.Config()
-		if cfg.ControlledShutdownEnable && !cfg.Embedded() && b.replicas != nil {
+		// A broker that never registered has no leaderships to move, and
+		// the controller would not know it.
+		if cfg.ControlledShutdownEnable && !cfg.Embedded() && b.registered.Load() {
 			b.controlledShutdown(ctx)
 		}
-		if b.ctl != nil {
+		if b.ctlStarted.Load() {
 			b.ctl.Stop()
 		}
 		if b.adminHTTP != nil {

@@ -1,25 +1,7 @@
 package console
 
-import (
-	"bytes"
-	"sync"
-)
+import "kafgo/internal/testlog"
 
 // syncBuffer is a bytes.Buffer safe for one writer goroutine and a polling
 // reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testlog.Buffer

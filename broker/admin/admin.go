@@ -39,35 +39,46 @@ type Server struct {
 	log  *slog.Logger
 }
 
-// Start listens on addr and serves until Shutdown.
-func Start(addr string, src Source, log *slog.Logger) (*Server, error) {
+// Listen binds addr without serving yet: the broker binds before its
+// start-up work, so a port in use fails at once, and serves (Serve) once
+// the parts the endpoint reads exist.
+func Listen(addr string, log *slog.Logger) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("admin: admin.listener: %w", err)
+	}
+	return &Server{ln: ln, log: log, http: &http.Server{ReadHeaderTimeout: 10 * time.Second}}, nil
+}
+
+// Serve answers on the bound address from src until Shutdown.
+func (s *Server) Serve(src Source) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &collector{src: src})
 	mux := http.NewServeMux()
-	s := &Server{src: src, log: log}
+	s.src = src
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc(adminapi.BrokerPath, s.broker)
 	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("admin: listen %s: %w", addr, err)
-	}
-	s.ln = ln
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.http.Handler = mux
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("admin endpoint stopped", "err", err)
+		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("admin endpoint stopped", "err", err)
 		}
 	}()
-	log.Info("admin endpoint listening", "addr", ln.Addr().String())
-	return s, nil
+	s.log.Info("admin endpoint listening", "addr", s.ln.Addr().String())
 }
 
 // Addr is the bound address.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Shutdown stops the endpoint.
-func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+// Shutdown stops the endpoint and releases its port, served or not.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	// http.Server closes only listeners it serves; one bound but never
+	// served is closed here (a second close of a served one is harmless).
+	_ = s.ln.Close()
+	return err
+}
 
 func (s *Server) broker(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, adminapi.Broker{

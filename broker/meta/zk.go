@@ -102,10 +102,10 @@ func DialZooKeeper(ctx context.Context, connect string, sessionTimeout time.Dura
 	select {
 	case <-z.firstUp:
 	case <-ctx.Done():
-		z.Close()
+		z.abandon()
 		return nil, fmt.Errorf("meta: dial zookeeper %q: no session: %w: %w", connect, ErrConnectionLoss, ctx.Err())
 	case <-timer.C:
-		z.Close()
+		z.abandon()
 		return nil, fmt.Errorf("meta: dial zookeeper %q: no session within %v: %w", connect, sessionTimeout, ErrConnectionLoss)
 	}
 	if err := z.ensureChroot(ctx); err != nil {
@@ -115,6 +115,14 @@ func DialZooKeeper(ctx context.Context, connect string, sessionTimeout time.Dura
 	z.logger.Info("meta: zookeeper session established", "connect", connect,
 		"session", fmt.Sprintf("0x%x", conn.SessionID()))
 	return z, nil
+}
+
+// abandon closes a store that never had a session. There is no session to
+// close on the server, so rather than let go-zookeeper wait out the
+// handshake in flight (up to a session timeout), its connection is cut.
+func (z *zkStore) abandon() {
+	z.dialer.abort()
+	z.Close()
 }
 
 // onEvent is go-zookeeper's synchronous callback; it must not block. It turns

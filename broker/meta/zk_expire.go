@@ -15,7 +15,9 @@ import (
 // library does not expose: it remembers the session id and password from
 // each connect response (needed to expire the session on purpose, below),
 // and it can refuse new connections for a moment so that the client does
-// not win back its session while ExpireSession is closing it.
+// not win back its session while ExpireSession is closing it. A store given
+// up before its first session aborts the dialer: the connection whose
+// handshake is in flight is cut and no other is made.
 type zkDialer struct {
 	// handshake bounds the connect handshake, as the Java client's
 	// connectTimeout (session timeout / number of servers). go-zookeeper
@@ -27,6 +29,8 @@ type zkDialer struct {
 
 	mu      sync.Mutex
 	blocked bool
+	aborted bool
+	cur     net.Conn // the latest connection made
 	id      int64
 	passwd  []byte
 	timeout int32
@@ -37,7 +41,7 @@ var errDialBlocked = errors.New("meta: dialing paused while the session is being
 
 func (d *zkDialer) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
 	d.mu.Lock()
-	blocked := d.blocked
+	blocked := d.blocked || d.aborted
 	d.mu.Unlock()
 	if blocked {
 		return nil, errDialBlocked
@@ -46,11 +50,29 @@ func (d *zkDialer) dial(network, addr string, timeout time.Duration) (net.Conn, 
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.aborted {
+		c.Close()
+		return nil, errDialBlocked
+	}
+	d.cur = c
 	sc := &sniffConn{Conn: c, d: d, addr: addr}
 	if d.handshake > 0 {
 		sc.limit = time.Now().Add(d.handshake)
 	}
 	return sc, nil
+}
+
+// abort refuses every further connection and closes the latest, so a
+// handshake in flight ends now instead of at its deadline.
+func (d *zkDialer) abort() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.aborted = true
+	if d.cur != nil {
+		d.cur.Close()
+	}
 }
 
 func (d *zkDialer) sessionID() int64 {

@@ -3,6 +3,7 @@ package meta_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -232,5 +233,51 @@ func TestZooKeeperDialFails(t *testing.T) {
 				t.Fatalf("Dial took %v with a %v context", waited, tc.timeout)
 			}
 		})
+	}
+}
+
+// A Dial given up before the first session (the broker interrupted while
+// connecting) cuts the connection whose handshake is in flight, rather than
+// leave it open until the handshake deadline (here a minute).
+func TestZooKeeperDialAbandonedClosesConnection(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if nc, err := l.Accept(); err == nil {
+			accepted <- nc
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	dialed := make(chan error, 1)
+	go func() {
+		s, err := meta.DialZooKeeper(ctx, l.Addr().String(), time.Minute, quietLogger())
+		if err == nil {
+			s.Close()
+		}
+		dialed <- err
+	}()
+	var nc net.Conn
+	select {
+	case nc = <-accepted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client never connected")
+	}
+	defer nc.Close()
+	cancel()
+	select {
+	case err := <-dialed:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Dial error = %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Dial did not return after its context ended")
+	}
+	// The client wrote its ConnectRequest; after it, the connection ends.
+	must(t, nc.SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err = io.Copy(io.Discard, nc)
+	if err != nil {
+		t.Fatalf("the abandoned connection is still open: %v", err)
 	}
 }

@@ -71,6 +71,14 @@ type Manager struct {
 // removed once its directory is loaded, so a crash from now on is seen as
 // unclean. Directories renamed for deletion are removed in the background.
 func OpenManager(cfg ManagerConfig) (*Manager, error) {
+	return OpenManagerContext(context.Background(), cfg)
+}
+
+// OpenManagerContext is OpenManager that stops loading partitions once ctx
+// ends (a broker interrupted during start-up), closing what it opened. A
+// partition already recovering finishes first; the ones left are recovered
+// on the next start, as after a crash.
+func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error) {
 	if len(cfg.LogDirs) == 0 {
 		return nil, errors.New("storage: no log dirs configured")
 	}
@@ -112,7 +120,7 @@ func OpenManager(cfg ManagerConfig) (*Manager, error) {
 		return nil, err
 	}
 	for _, d := range m.dirs {
-		if err := m.loadDir(d); err != nil {
+		if err := m.loadDir(ctx, d); err != nil {
 			for _, l := range m.logs {
 				if l != nil {
 					l.Close()
@@ -172,7 +180,7 @@ func (m *Manager) checkMetaProperties() error {
 }
 
 // loadDir opens every partition directory of one log dir, in parallel.
-func (m *Manager) loadDir(root string) error {
+func (m *Manager) loadDir(ctx context.Context, root string) error {
 	clean := fileExists(filepath.Join(root, CleanShutdownFile))
 	rps, err := ReadOffsetCheckpoint(filepath.Join(root, RecoveryPointCheckpointFile))
 	if err != nil {
@@ -241,22 +249,34 @@ func (m *Manager) loadDir(root string) error {
 		}()
 	}
 	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	var failed error
+	if err := ctx.Err(); err != nil {
+		failed = fmt.Errorf("storage: loading %s interrupted: %w", root, err)
+	}
 	for i, j := range jobs {
-		if errs[i] != nil {
-			for _, l := range results {
-				if l != nil {
-					l.Close()
-				}
-			}
-			for _, jj := range jobs {
-				delete(m.logs, jj.tp)
-			}
-			return fmt.Errorf("storage: load %s: %w", j.path, errs[i])
+		if failed == nil && errs[i] != nil {
+			failed = fmt.Errorf("storage: load %s: %w", j.path, errs[i])
 		}
+	}
+	if failed != nil {
+		for _, l := range results {
+			if l != nil {
+				l.Close()
+			}
+		}
+		for _, j := range jobs {
+			delete(m.logs, j.tp)
+		}
+		return failed
+	}
+	for i, j := range jobs {
 		m.logs[j.tp] = results[i]
 	}
 	if clean {

@@ -9,12 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/internal/testlog"
 )
 
 // waitTimeout bounds every wait in these tests.
@@ -22,22 +23,7 @@ const waitTimeout = 10 * time.Second
 
 // syncBuffer collects log output from server goroutines safely, and outlives
 // the test (testing.T's log must not be used after a test ends).
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = testlog.Buffer
 
 // startServer starts a server with one PLAINTEXT listener on a free port and
 // shuts it down when the test ends. It returns the server, its address and

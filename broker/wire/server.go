@@ -81,7 +81,8 @@ type Server struct {
 	stats    serverStats
 
 	mu        sync.Mutex
-	started   bool
+	bound     bool // listeners bound (Listen or Start)
+	started   bool // accepting (Start)
 	listeners []*listener
 	conns     map[*conn]struct{}
 
@@ -121,16 +122,24 @@ func NewServer(cfg ServerConfig, h Handler) *Server {
 	}
 }
 
-// Start binds every listener and starts accepting. If any listener fails, the
-// ones already bound are closed and the error names the failing listener.
-func (s *Server) Start() error {
+// Listen binds every listener without accepting yet, so a caller with work
+// to do before it can serve (the broker: metadata, log recovery) finds a port
+// in use at once, and can learn the bound ports (port 0) to advertise. If any
+// listener fails, the ones already bound are closed and the error names the
+// failing listener. Connections arriving before Start wait in the kernel's
+// backlog. Calling Listen again after success does nothing.
+func (s *Server) Listen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.listenLocked()
+}
+
+func (s *Server) listenLocked() error {
 	if s.shutting.Load() {
 		return ErrServerClosed
 	}
-	if s.started {
-		return errors.New("wire: server already started")
+	if s.bound {
+		return nil
 	}
 	if len(s.cfg.Listeners) == 0 {
 		return errors.New("wire: no listeners configured")
@@ -157,9 +166,26 @@ func (s *Server) Start() error {
 		}
 		bound = append(bound, &listener{name: lc.Name, ln: ln})
 	}
-	s.started = true
+	s.bound = true
 	s.listeners = bound
-	for _, l := range bound {
+	return nil
+}
+
+// Start binds every listener (unless Listen did) and starts accepting.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutting.Load() {
+		return ErrServerClosed
+	}
+	if s.started {
+		return errors.New("wire: server already started")
+	}
+	if err := s.listenLocked(); err != nil {
+		return err
+	}
+	s.started = true
+	for _, l := range s.listeners {
 		s.log.Info("wire: listening", "listener", l.name, "addr", l.ln.Addr().String())
 		s.acceptWG.Add(1)
 		go s.acceptLoop(l)

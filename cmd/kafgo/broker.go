@@ -90,20 +90,26 @@ func serve(ctx context.Context, cfg *config.Broker, logger *slog.Logger) error {
 			return err
 		}
 	case s := <-sigs:
+		// Start returns as soon as the step it is in sees the cancel.
 		logger.Info("signal during start-up; stopping", "signal", s.String())
+		exitOnSecondSignal(sigs, logger)
 		cancel()
 		<-started
 		return shutdown(b, logger)
 	}
 	s := <-sigs
 	logger.Info("shutting down", "signal", s.String())
+	exitOnSecondSignal(sigs, logger)
+	return shutdown(b, logger)
+}
+
+// exitOnSecondSignal makes a second signal mean "now".
+func exitOnSecondSignal(sigs <-chan os.Signal, logger *slog.Logger) {
 	go func() {
-		// A second signal means "now".
 		<-sigs
 		logger.Warn("second signal: exiting without a clean shutdown")
 		os.Exit(1)
 	}()
-	return shutdown(b, logger)
 }
 
 func shutdown(b *broker.Broker, logger *slog.Logger) error {
