@@ -255,7 +255,7 @@ Examples:
 			c.WarnUnused(cmd.ErrOrStderr())
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			n, err := console.Consume(ctx, cl, o, set, cmd.OutOrStdout())
+			n, err := console.Consume(ctx, cl, o, set, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			fmt.Fprintf(cmd.ErrOrStderr(), "Processed a total of %d messages\n", n)
 			return err
 		},
