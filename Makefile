@@ -8,10 +8,17 @@ LDFLAGS   := -X main.version=$(VERSION)
 TESTFLAGS ?= -race -p 2 -timeout 30m
 FUZZTIME  ?= 10000x
 
-.PHONY: build run test unit fuzz bench lint clean e2e-deps
+.PHONY: build install run test unit fuzz bench lint clean e2e-deps
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kafgo
+
+# Puts kafgo on PATH: go install writes it to $(go env GOBIN), or, unset,
+# $(go env GOPATH)/bin, which then has to be on PATH.
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/kafgo
+	@dir=$$($(GO) env GOBIN); dir=$${dir:-$$($(GO) env GOPATH)/bin}; echo "installed $$dir/kafgo"; \
+	  case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on PATH: export PATH=\"$$dir:\$$PATH\"";; esac
 
 run: build
 	./$(BIN) broker serve --config examples/dev.yaml

@@ -139,16 +139,32 @@ func NewConsumerClient(c *cliutil.Config, o ConsumerOptions) (*kgo.Client, cliut
 	return cl, set, nil
 }
 
+// metadataCheckTimeout bounds the look-up that warns about a missing topic;
+// an unreachable cluster is the poll loop's to report.
+const metadataCheckTimeout = 5 * time.Second
+
 // Consume prints records from cl to out until ctx ends, MaxMessages have
-// been printed, or no record arrives for Timeout. With a group and
-// auto-commit it commits the printed records before returning. It returns
-// how many records it printed; the caller reports the count.
-func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil.ConsumerSettings, out io.Writer) (int, error) {
+// been printed, or no record arrives for Timeout. A --topic (or its
+// --partition) that does not exist draws the Java consumer's
+// UNKNOWN_TOPIC_OR_PARTITION warning on errOut first; the consumer still
+// waits for it, as Kafka's does. With a group and auto-commit it commits the
+// printed records before returning. It returns how many records it printed;
+// the caller reports the count.
+func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil.ConsumerSettings, out, errOut io.Writer) (int, error) {
 	var (
 		n    int
 		buf  []byte
 		ferr error
 	)
+	if o.Topic != "" {
+		part := int32(-1)
+		if o.PartitionSet {
+			part = o.Partition
+		}
+		cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
+		cliutil.WarnMissingTopics(cctx, cl, errOut, []string{o.Topic}, part)
+		cancel()
+	}
 	marks := set.Group != "" && set.AutoCommit
 	maxPoll := set.MaxPollRecords
 	if maxPoll <= 0 {

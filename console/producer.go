@@ -64,13 +64,14 @@ func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliut
 // It always flushes before returning, so every record read is either
 // acknowledged or counted as failed; a failed record is reported on errOut
 // the way Kafka's ErrorLoggingCallback does, and makes Produce return an
-// error wrapping ErrRecordsFailed. A line that cannot be parsed stops
-// reading, as in Kafka.
+// error wrapping ErrRecordsFailed (and saying so when the topic does not
+// exist). A line that cannot be parsed stops reading, as in Kafka.
 func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reader, out, errOut io.Writer) (ProduceResult, error) {
 	var (
 		res     ProduceResult
 		sent    atomic.Int64
 		failed  atomic.Int64
+		noTopic atomic.Bool // a record failed because the topic is missing
 		errMu   sync.Mutex
 		lr      = NewLineReader(o.Reader)
 		scanner = bufio.NewScanner(in)
@@ -83,6 +84,9 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 			return
 		}
 		failed.Add(1)
+		if cliutil.IsUnknownTopic(err) {
+			noTopic.Store(true)
+		}
 		key := "null"
 		if r.Key != nil {
 			key = fmt.Sprintf("%d bytes", len(r.Key))
@@ -129,7 +133,11 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		return res, fmt.Errorf("console: %w", readErr)
 	}
 	if res.Failed > 0 {
-		return res, fmt.Errorf("console: %d of %d %w", res.Failed, res.Failed+res.Sent, ErrRecordsFailed)
+		err := fmt.Errorf("console: %d of %d %w", res.Failed, res.Failed+res.Sent, ErrRecordsFailed)
+		if noTopic.Load() {
+			err = fmt.Errorf("%w: %w", err, cliutil.TopicNotCreated(o.Topic))
+		}
+		return res, err
 	}
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,13 @@ func produce(t *testing.T, addrs string, o ProducerOptions, props map[string]str
 
 func consume(t *testing.T, addrs string, o ConsumerOptions, props map[string]string) (string, int) {
 	t.Helper()
+	out, _, n := consumeStderr(t, addrs, o, props)
+	return out, n
+}
+
+// consumeStderr is consume returning what the consumer wrote to stderr.
+func consumeStderr(t *testing.T, addrs string, o ConsumerOptions, props map[string]string) (string, string, int) {
+	t.Helper()
 	if o.Formatter == (FormatterConfig{}) {
 		o.Formatter = DefaultFormatterConfig()
 	}
@@ -55,12 +63,12 @@ func consume(t *testing.T, addrs string, o ConsumerOptions, props map[string]str
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	var out bytes.Buffer
-	n, err := Consume(clitest.Context(t, 30*time.Second), cl, o, set, &out)
+	var out, errOut bytes.Buffer
+	n, err := Consume(clitest.Context(t, 30*time.Second), cl, o, set, &out, &errOut)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.String(), n
+	return out.String(), errOut.String(), n
 }
 
 func formatter(t *testing.T, props map[string]string) FormatterConfig {
@@ -338,7 +346,7 @@ func TestInterruptCommitsAndReturns(t *testing.T) {
 	var out syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		n, err := Consume(ctx, cl, o, set, &out)
+		n, err := Consume(ctx, cl, o, set, &out, io.Discard)
 		if err != nil {
 			t.Error(err)
 		}
@@ -429,6 +437,60 @@ func TestConsumerValidate(t *testing.T) {
 		_, _, err := NewConsumerClient(c, ConsumerOptions{Topic: "a", PartitionSet: true})
 		if err == nil || err.Error() != "Options group and partition cannot be specified together." {
 			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+// TestMissingTopic: Kafka's console producer lets the broker create a
+// missing topic (auto.create.topics.enable); a broker that does not gets a
+// clear error, not a silent loss. The consumer of a missing topic or
+// partition warns as the Java consumer does, instead of printing nothing.
+func TestMissingTopic(t *testing.T) {
+	t.Run("producer asks the broker to create the topic", func(t *testing.T) {
+		_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+		res, stderr, err := produce(t, addrs, ProducerOptions{Topic: "fresh", Reader: DefaultReaderConfig()}, nil, "a\nb\n")
+		if err != nil || res.Sent != 2 {
+			t.Fatalf("sent %+v, err %v, stderr %q", res, err, stderr)
+		}
+		out, n := consume(t, addrs, ConsumerOptions{Topic: "fresh", FromBeginning: true, MaxMessages: 2}, nil)
+		if n != 2 || out != "a\nb\n" {
+			t.Fatalf("read back %d: %q", n, out)
+		}
+	})
+	t.Run("producer says the topic does not exist when the broker will not create it", func(t *testing.T) {
+		_, addrs := clitest.Cluster(t, kfake.NumBrokers(1))
+		res, stderr, err := produce(t, addrs, ProducerOptions{Topic: "nope", Reader: DefaultReaderConfig()}, nil, "a\n")
+		if !errors.Is(err, ErrRecordsFailed) || res.Failed != 1 {
+			t.Fatalf("got %+v, %v", res, err)
+		}
+		if want := "topic nope does not exist and the broker did not create it"; !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %q does not say %q", err, want)
+		}
+		if !strings.Contains(stderr, "UNKNOWN_TOPIC_OR_PARTITION") {
+			t.Fatalf("stderr %q", stderr)
+		}
+	})
+	t.Run("consumer warns", func(t *testing.T) {
+		_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+		cases := []struct {
+			name string
+			o    ConsumerOptions
+			want string
+		}{
+			{"missing topic", ConsumerOptions{Topic: "nope"}, "WARN Error while fetching metadata: {nope=UNKNOWN_TOPIC_OR_PARTITION}: topic nope does not exist\n"},
+			{"missing topic with a partition", ConsumerOptions{Topic: "nope", Partition: 0, PartitionSet: true}, "WARN Error while fetching metadata: {nope=UNKNOWN_TOPIC_OR_PARTITION}: topic nope does not exist\n"},
+			{"missing partition", ConsumerOptions{Topic: "t", Partition: 5, PartitionSet: true}, "WARN Error while fetching metadata: {t-5=UNKNOWN_TOPIC_OR_PARTITION}: topic t has no partition 5 (it has 1)\n"},
+			{"existing partition", ConsumerOptions{Topic: "t", Partition: 0, PartitionSet: true}, ""},
+			{"existing topic", ConsumerOptions{Topic: "t"}, ""},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				c.o.Timeout = 200 * time.Millisecond
+				_, stderr, n := consumeStderr(t, addrs, c.o, nil)
+				if n != 0 || stderr != c.want {
+					t.Fatalf("read %d, stderr %q, want %q", n, stderr, c.want)
+				}
+			})
 		}
 	})
 }

@@ -185,6 +185,12 @@ func RunConsumer(ctx context.Context, c *cliutil.Config, o ConsumerOptions, out,
 	}
 	defer cl.Close()
 	c.WarnUnused(errOut)
+	if o.Topic != "" {
+		// A mistyped topic would otherwise only end in the timeout warning.
+		cctx, cancel := context.WithTimeout(ctx, min(o.Timeout, 5*time.Second))
+		cliutil.WarnMissingTopics(cctx, cl, errOut, []string{o.Topic}, -1)
+		cancel()
+	}
 
 	var (
 		messages, bytes         int64

@@ -51,8 +51,8 @@ func readPayloadFile(path, delim string, out io.Writer) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perf: reading payload file: %w", err)
 	}
-	// The flag's default and most command lines spell the delimiter with
-	// backslash escapes.
+	// Command lines spell the delimiter with backslash escapes (Kafka's
+	// "\n"); unset, it is a newline, Kafka's default.
 	delim = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "\r").Replace(delim)
 	if delim == "" {
 		delim = "\n"

@@ -433,3 +433,39 @@ func TestPrintMetricsLayout(t *testing.T) {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
 }
+
+// TestMissingTopic: the perf producer lets the broker create a missing
+// topic, as Kafka's does, or says that it does not exist; the perf
+// consumer of a missing topic warns before its timeout warning.
+func TestMissingTopic(t *testing.T) {
+	o := ProducerOptions{Topic: "fresh", NumRecords: 3, RecordSize: 10, Throughput: -1}
+	t.Run("auto-created", func(t *testing.T) {
+		_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+		var out, errOut bytes.Buffer
+		res, err := RunProducer(clitest.Context(t, 30*time.Second), cfg(addrs, nil), o, &out, &errOut)
+		if err != nil || res.Total.Records != 3 || endOffset(t, addrs, "fresh") != 3 {
+			t.Fatalf("res %+v err %v stderr %q", res, err, errOut.String())
+		}
+	})
+	t.Run("not created", func(t *testing.T) {
+		_, addrs := clitest.Cluster(t, kfake.NumBrokers(1))
+		var out, errOut bytes.Buffer
+		res, err := RunProducer(clitest.Context(t, 30*time.Second), cfg(addrs, nil), o, &out, &errOut)
+		if err == nil || res.Failed != 3 || !strings.Contains(err.Error(), "topic fresh does not exist and the broker did not create it") {
+			t.Fatalf("res %+v err %v", res, err)
+		}
+	})
+	t.Run("consumer warns", func(t *testing.T) {
+		_, addrs := clitest.Cluster(t, kfake.NumBrokers(1))
+		c := cfg(addrs, nil)
+		PrepareConsumerConfig(c, "", 0, false)
+		var out, errOut bytes.Buffer
+		sum, err := RunConsumer(clitest.Context(t, 30*time.Second), c, ConsumerOptions{Topic: "nope", Messages: 1, Timeout: 300 * time.Millisecond}, &out, &errOut)
+		if err != nil || !sum.TimedOut {
+			t.Fatalf("sum %+v err %v", sum, err)
+		}
+		if want := "WARN Error while fetching metadata: {nope=UNKNOWN_TOPIC_OR_PARTITION}: topic nope does not exist\n"; errOut.String() != want {
+			t.Fatalf("stderr %q, want %q", errOut.String(), want)
+		}
+	})
+}

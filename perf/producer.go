@@ -143,9 +143,10 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	}
 
 	var (
-		wg     sync.WaitGroup
-		mu     sync.Mutex // guards stats against the final read
-		failed int64
+		wg      sync.WaitGroup
+		mu      sync.Mutex // guards stats against the final read
+		failed  int64
+		noTopic bool // a record failed because the topic is missing
 	)
 	th := throttler{target: o.Throughput}
 	for i := int64(0); i < o.NumRecords && ctx.Err() == nil; i++ {
@@ -168,6 +169,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 			defer mu.Unlock()
 			if err != nil {
 				failed++
+				noTopic = noTopic || cliutil.IsUnknownTopic(err)
 				if failed <= maxErrorsShown {
 					fmt.Fprintf(errOut, "Error producing record: %v\n", err)
 				}
@@ -193,6 +195,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		res.Steady = &s
 	}
 	res.Failed = failed
+	missing := noTopic
 	mu.Unlock()
 
 	var snap map[string]float64
@@ -217,7 +220,11 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		if res.Failed > maxErrorsShown {
 			fmt.Fprintf(errOut, "... %d more errors not shown\n", res.Failed-maxErrorsShown)
 		}
-		return res, fmt.Errorf("perf: %d of %d records failed", res.Failed, res.Failed+res.Total.Records)
+		err := fmt.Errorf("perf: %d of %d records failed", res.Failed, res.Failed+res.Total.Records)
+		if missing {
+			err = fmt.Errorf("%w: %w", err, cliutil.TopicNotCreated(o.Topic))
+		}
+		return res, err
 	}
 	return res, nil
 }

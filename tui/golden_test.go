@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,4 +190,49 @@ func TestPlainHasNoEscapes(t *testing.T) {
 			t.Errorf("%s: escape sequence in a plain frame:\n%q", v, f)
 		}
 	}
+}
+
+// TestGoldenOnce: a --once frame is printed, not used, so it carries no key
+// help, no refresh schedule and no key hints; and a list cut to fit the
+// height says how many rows it left out.
+func TestGoldenOnce(t *testing.T) {
+	cases := []struct {
+		name string
+		opt  Options
+		more string // the line that counts the rows left out
+	}{
+		{"topics", Options{View: ViewTopics}, "  … 28 more"},
+		{"partitions", Options{View: ViewPartitions, Topic: "clicks"}, "  … 17 more"},
+		{"groups", Options{View: ViewGroups, Group: "clickstream"}, "  … 19 more"},
+	}
+	for _, c := range cases {
+		name := "once-many-" + c.name + "-80x24"
+		t.Run(name, func(t *testing.T) {
+			c.opt.Target, c.opt.Refresh = "kafka-1.example:9092", 2e9
+			frame, err := RenderOnce(context.Background(), newFake(fakeStep{snap: many()}), c.opt, 80, 24)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(frame, "\n")
+			for _, interactive := range []string{"q quit", "more keys", "every 2s", "J/K", "refresh"} {
+				if strings.Contains(frame, interactive) {
+					t.Errorf("once frame shows %q", interactive)
+				}
+			}
+			if !slices.Contains(lines, c.more) {
+				t.Errorf("no %q line", c.more)
+			}
+			checkFrame(t, name, frame, 80, 24)
+		})
+	}
+	t.Run("a body too tall is cut with a note", func(t *testing.T) {
+		frame, err := RenderOnce(context.Background(), newFake(fakeStep{snap: healthy()}), Options{View: ViewPartitions}, 80, minHeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(frame, "\n")
+		if len(lines) != minHeight || lines[len(lines)-2] != "  … 7 more lines" {
+			t.Fatalf("frame:\n%s", frame)
+		}
+	})
 }

@@ -29,6 +29,9 @@ type Options struct {
 	Target string
 	// Renderer decides colours; nil renders no escape sequences.
 	Renderer *lipgloss.Renderer
+	// Once renders a frame to print (--once), not to interact with: no
+	// key help, no refresh schedule, no key hints.
+	Once bool
 }
 
 // Model is the root bubbletea model: the tabs, the refresh loop, the
@@ -84,6 +87,7 @@ func New(src Source, o Options) Model {
 	m.topics.cur.key = o.Topic
 	m.parts.topic = o.Topic
 	m.groups.cur.key = o.Group
+	m.groups.once = o.Once
 	return m
 }
 
@@ -259,7 +263,10 @@ func (m Model) View() string {
 	bodyH := m.bodyHeight(w, h)
 	body := m.body(w, bodyH)
 	if len(body) > bodyH {
-		body = body[:bodyH]
+		// Never cut in silence: the last line says how many did not fit
+		// (itself included, so always more than one).
+		cut := len(body) - bodyH + 1
+		body = append(body[:bodyH-1], fit(m.st.dim.Render(fmt.Sprintf("  … %d more lines", cut)), w))
 	}
 	for len(body) < bodyH {
 		body = append(body, "")
@@ -322,9 +329,11 @@ func (m Model) statusLine(w int) string {
 	case m.snap != nil:
 		parts = append(parts, "updated "+m.snap.Taken.Format("15:04:05"))
 	}
-	if m.opt.Refresh > 0 {
+	switch {
+	case m.opt.Once:
+	case m.opt.Refresh > 0:
 		parts = append(parts, "every "+m.opt.Refresh.String())
-	} else {
+	default:
 		parts = append(parts, "r to refresh")
 	}
 	if m.loading && m.snap != nil {
@@ -340,6 +349,9 @@ func (m Model) statusLine(w int) string {
 }
 
 func (m Model) helpLines(w int) []string {
+	if m.opt.Once {
+		return nil
+	}
 	h := m.help
 	h.Width = w
 	if m.showHelp {

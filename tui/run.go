@@ -26,8 +26,10 @@ func Run(ctx context.Context, src Source, o Options, in io.Reader, out io.Writer
 }
 
 // RenderOnce takes one snapshot and renders the frame of o.View at
-// width×height, as the live view would show it: what --once prints.
+// width×height, as the live view would show it without what only a live
+// view needs (key help, refresh schedule): what --once prints.
 func RenderOnce(ctx context.Context, src Source, o Options, width, height int) (string, error) {
+	o.Once = true
 	m := New(src, o)
 	m.ctx = ctx
 	msg := m.fetch()().(snapshotMsg)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -58,11 +59,37 @@ type column struct {
 // table renders rows[from:to] under a header, with a two-column gutter
 // marking the selected row ("> "), so selection is visible without
 // colour too.
+//
+// When rows[from:to] is not all of them, a last line says how many are
+// hidden ("… 12 more"), so a cut list never looks complete; hint follows
+// it (the keys that scroll, in the live view).
 type table struct {
 	cols     []column
 	rows     [][]cell
 	sel      int // -1: no selection
 	from, to int
+	hint     string
+}
+
+// visibleRows is how many of n rows a list shows in h lines: all of them
+// when they fit, else one line fewer, which goes to the "… N more" line.
+func visibleRows(n, h int) int {
+	h = max(h, 1)
+	if n <= h {
+		return n
+	}
+	return max(1, h-1)
+}
+
+// moreLine says how many rows a window leaves out, above and below.
+func moreLine(above, below int) string {
+	switch {
+	case above > 0 && below > 0:
+		return fmt.Sprintf("  … %d above, %d more", above, below)
+	case above > 0:
+		return fmt.Sprintf("  … %d above", above)
+	}
+	return fmt.Sprintf("  … %d more", below)
 }
 
 const (
@@ -113,8 +140,12 @@ func (t table) render(st styles, width int) []string {
 		head[i] = styled(c.title, st.header)
 	}
 	out := []string{t.line(head, w, false, st, width)}
-	for i := t.from; i < t.to && i < len(t.rows); i++ {
+	to := min(t.to, len(t.rows))
+	for i := t.from; i < to; i++ {
 		out = append(out, t.line(t.rows[i], w, i == t.sel, st, width))
+	}
+	if above, below := t.from, len(t.rows)-to; above > 0 || below > 0 {
+		out = append(out, fit(st.dim.Render(moreLine(above, below)+t.hint), width))
 	}
 	return out
 }
@@ -200,10 +231,10 @@ func (c *cursor) set(keys []string, idx int) {
 
 func (c *cursor) move(keys []string, delta int) { c.set(keys, c.idx+delta) }
 
-// scroll moves the window of h rows over n the least needed to show the
-// selection.
+// scroll moves the window over n rows in h lines (visibleRows of them) the
+// least needed to show the selection.
 func (c *cursor) scroll(n, h int) {
-	h = max(h, 1)
+	h = visibleRows(n, h)
 	if c.idx < c.top {
 		c.top = c.idx
 	}
@@ -218,5 +249,5 @@ func (c *cursor) scroll(n, h int) {
 // ran first.
 func (c cursor) window(n, h int) (from, to int) {
 	c.scroll(n, h)
-	return c.top, min(n, c.top+max(h, 1))
+	return c.top, min(n, c.top+visibleRows(n, h))
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -13,9 +12,10 @@ import (
 // kafka-consumer-groups --describe computes it).
 type groupsView struct {
 	cur        cursor
-	page       int // rows the group list showed last
-	detailTop  int // first offset row shown
-	detailRows int // offset rows that fit last time
+	page       int  // rows the group list showed last
+	detailTop  int  // first offset row shown
+	detailRows int  // offset rows that fit last time
+	once       bool // a printed frame: no key hints
 }
 
 func groupKeys(s *Snapshot) []string {
@@ -61,21 +61,12 @@ func (v *groupsView) update(msg tea.KeyMsg, s *Snapshot, k keyMap) tea.Cmd {
 	return nil
 }
 
-// shownOffsets is how many offset rows fit when n do not all fit: one
-// line goes to the "more" note.
-func shownOffsets(n, rows int) int {
-	if n <= rows {
-		return n
-	}
-	return max(1, rows-1)
-}
-
 func (v *groupsView) clampDetail(s *Snapshot) {
 	n := 0
 	if len(s.Groups) > 0 {
 		n = len(s.Groups[v.cur.idx].Offsets)
 	}
-	v.detailTop = min(max(v.detailTop, 0), max(0, n-shownOffsets(n, v.detailRows)))
+	v.detailTop = min(max(v.detailTop, 0), max(0, n-visibleRows(n, v.detailRows)))
 }
 
 func (v *groupsView) scroll(s *Snapshot, _, h int) {
@@ -146,15 +137,15 @@ func (v *groupsView) offsets(g Group, st styles, w, rows int) []string {
 			num(o.End), lagCell(l, ok, st), txt(orDash(o.ClientID)), txt(orDash(o.Host))})
 	}
 	n := len(tb.rows)
-	shown := shownOffsets(n, rows)
+	shown := visibleRows(n, rows)
 	top := min(max(v.detailTop, 0), max(0, n-shown))
 	tb.from, tb.to = top, top+shown
+	if !v.once {
+		tb.hint = " (J/K to scroll)"
+	}
 	out := append([]string{title}, tb.render(st, w)...)
 	if n == 0 {
 		return append(out, "  no committed offsets")
-	}
-	if shown < n {
-		out = append(out, st.dim.Render(fmt.Sprintf("  rows %d-%d of %d (J/K to scroll)", top+1, top+shown, n)))
 	}
 	return out
 }

@@ -75,7 +75,7 @@ Examples:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&bootstrap, "bootstrap-server", "", "The Kafka servers to connect to.")
+	f.StringVar(&bootstrap, "bootstrap-server", "", "REQUIRED: The Kafka servers to connect to.")
 	f.StringVar(&commandConfig, "command-config", "", "Property file containing configs to be passed to Admin Client.")
 	f.StringVar(&o.EntityType, "entity-type", "", "Type of entity (topics/brokers).")
 	f.StringVar(&o.EntityName, "entity-name", "", "Name of entity (topic name/broker id).")

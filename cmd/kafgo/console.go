@@ -164,7 +164,9 @@ Examples:
 	f.StringVar(&acks, "request-required-acks", "-1", "The required acks of the producer requests: -1 (all), 0 or 1.")
 	f.StringVar(&codec, "compression-codec", "none", "The compression codec: either 'none', 'gzip', 'snappy', 'lz4', or 'zstd'. If specified without value, then it defaults to 'gzip'.")
 	f.Lookup("compression-codec").NoOptDefVal = "gzip"
-	f.Int64Var(&batchSize, "batch-size", 16384, "batch.size in bytes; applied only when given (kgo fails records over its batch cap, so the default stays kgo's 1 MB).")
+	// No default here: Kafka's 16384 would become kgo's batch cap, and kgo
+	// fails a record larger than its cap where Java sends it alone.
+	f.Int64Var(&batchSize, "batch-size", 0, "Largest batch in bytes (batch.size). Unset: batch.size from --producer.config or --producer-property, else 1000012 (Kafka's console producer says 16384, but a record larger than the batch limit would then fail here, where Java sends it alone).")
 	f.Int64Var(&lingerMs, "timeout", 1000, "If set and the producer is running in asynchronous mode, this gives the maximum amount of time a message will queue awaiting sufficient batch size (linger.ms). The value is given in ms.")
 	f.BoolVar(&sync, "sync", false, "If set message send requests to the brokers are synchronously, one at a time as they arrive.")
 	f.Int64Var(&maxBlockMs, "max-block-ms", 60000, "The max time that the producer will block for during a send request.")
@@ -255,7 +257,7 @@ Examples:
 			c.WarnUnused(cmd.ErrOrStderr())
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			n, err := console.Consume(ctx, cl, o, set, cmd.OutOrStdout())
+			n, err := console.Consume(ctx, cl, o, set, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			fmt.Fprintf(cmd.ErrOrStderr(), "Processed a total of %d messages\n", n)
 			return err
 		},

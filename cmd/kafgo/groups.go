@@ -106,7 +106,7 @@ Examples:
 	f.BoolVar(&o.Verbose, "verbose", false, "Provide additional information, if any, when describing the group (the assignment with --members).")
 	f.BoolVar(&o.Offsets, "offsets", false, "Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action.")
 	f.StringArrayVar(&o.Topics, "topic", nil, "The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process; partitions may follow as topic:0,1,2 (repeatable).")
-	f.BoolVar(&o.AllTopics, "all-topics", false, "Consider all topics assigned to a group in the `reset-offsets` process.")
+	f.BoolVar(&o.AllTopics, "all-topics", false, "Consider all topics assigned to a group in the 'reset-offsets' process.")
 	f.BoolVar(&o.ToEarliest, "to-earliest", false, "Reset offsets to earliest offset.")
 	f.BoolVar(&o.ToLatest, "to-latest", false, "Reset offsets to latest offset.")
 	f.BoolVar(&o.ToCurrent, "to-current", false, "Reset offsets to current offset.")

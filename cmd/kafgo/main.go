@@ -22,10 +22,11 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("kafgo {{.Version}}\n")
+	root.SetVersionTemplate(versionText())
 	for _, add := range commandGroups {
 		root.AddCommand(add())
 	}
+	useKafkaFlagStyle(root)
 	return root
 }
 

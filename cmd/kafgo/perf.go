@@ -92,7 +92,7 @@ Examples:
 	f.Int64Var(&o.NumRecords, "num-records", 0, "REQUIRED: number of messages to produce.")
 	f.IntVar(&o.RecordSize, "record-size", 0, "Message size in bytes. Note that you must provide exactly one of --record-size or --payload-file or --payload-monotonic.")
 	f.StringVar(&o.PayloadFile, "payload-file", "", "File to read the message payloads from, split by --payload-delimiter; a random one is sent each time.")
-	f.StringVar(&o.PayloadDelimiter, "payload-delimiter", `\n`, "Delimiter used in the payload file.")
+	f.StringVar(&o.PayloadDelimiter, "payload-delimiter", "", `Delimiter used in the payload file; the escapes \n, \t and \r are understood. Unset: a newline, as in Kafka.`)
 	f.BoolVar(&o.PayloadMonotonic, "payload-monotonic", false, "Payload is the record's index as a decimal string (1, 2, 3, ...).")
 	f.Float64Var(&o.Throughput, "throughput", 0, "REQUIRED: throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. Set this to -1 to disable throttling.")
 	f.StringArrayVar(&props, "producer-props", nil, "Kafka producer related configuration properties like bootstrap.servers,client.id etc. (k=v, repeatable; several words may follow one flag)")

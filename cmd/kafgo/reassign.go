@@ -114,7 +114,7 @@ Note that "log_dirs" is optional. When it is specified, its length must equal th
 	f.BoolVar(&o.Additional, reassign.FlagAdditional, false, "Execute this reassignment in addition to any other ongoing ones. This option can also be used to change the throttle of an ongoing reassignment.")
 	f.Int64Var(&o.Throttle, reassign.FlagThrottle, -1, "The movement of partitions between brokers will be throttled to this value (bytes/sec). This option can be included with --execute when a reassignment is started, and it can be altered by resubmitting the current reassignment along with the --additional flag. The throttle rate should be at least 1 KB/s.")
 	f.Int64Var(&o.LogDirsThrottle, reassign.FlagLogDirsThrottle, -1, "The movement of replicas between log directories on the same broker will be throttled to this value (bytes/sec). Not implemented by kafgo: only -1 (no throttle) is accepted.")
-	f.Int64Var(&o.TimeoutMs, reassign.FlagTimeout, 10000, "The maximum time in ms to wait for log directory replica assignment to begin.")
+	f.Int64Var(&o.TimeoutMs, reassign.FlagTimeout, 10000, "The maximum time in ms to wait for log directory replica assignment to begin. Accepted for compatibility: kafgo does not move replicas between log directories, so nothing waits.")
 	f.BoolVar(&o.PreserveThrottles, reassign.FlagPreserveThrottles, false, "Do not modify broker or topic throttles.")
 	return cmd
 }

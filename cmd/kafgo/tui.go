@@ -40,8 +40,9 @@ endpoints (admin.listener) to ask; without it a follower's offset shows as
 "-". The controller epoch likewise needs the controller's endpoint.
 
 --once prints one frame of --view at --width x --height and exits, for
-scripts; it has no colour unless stdout is a terminal (and never with
---no-color).
+scripts: without the key help, and with no colour unless stdout is a
+terminal (and never with --no-color). A list too long for the frame ends
+in a line saying how many rows it left out ("… 12 more").
 
 Keys: tab/←/→ or 1-4 switch views, ↑/↓ select, enter opens a topic,
 [ and ] change topic, J/K scroll a group's offsets, r refreshes, ? shows

@@ -1,19 +1,24 @@
 package main
 
 import (
-	"bytes"
+	"runtime"
 	"testing"
 )
 
-func TestVersionFlag(t *testing.T) {
-	root := newRootCommand()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetArgs([]string{"--version"})
-	if err := root.Execute(); err != nil {
-		t.Fatal(err)
+// TestVersion: `kafgo version` and `kafgo --version` print the version the
+// build stamped (-ldflags "-X main.version=...") and the Go that built it.
+func TestVersion(t *testing.T) {
+	saved := version
+	t.Cleanup(func() { version = saved })
+	version = "1.2.3-test"
+	want := "kafgo 1.2.3-test\n" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, _, err := execute(t, "", args...)
+		if err != nil || out != want {
+			t.Errorf("%v printed %q (%v), want %q", args, out, err, want)
+		}
 	}
-	if got, want := out.String(), "kafgo "+version+"\n"; got != want {
-		t.Fatalf("--version printed %q, want %q", got, want)
+	if _, _, err := execute(t, "", "version", "extra"); err == nil {
+		t.Error("version accepted an argument")
 	}
 }

@@ -78,6 +78,10 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 	wrap := func(err error) ([]kgo.Opt, ProducerSettings, error) {
 		return nil, set, fmt.Errorf("cliutil: %w", err)
 	}
+	// The Java producer's metadata requests always let the broker create
+	// a missing topic (auto.create.topics.enable decides); kgo's default
+	// is not to, which made a produce to a new topic fail at once.
+	opts = append(opts, kgo.AllowAutoTopicCreation())
 
 	set.Acks = "all"
 	if v, ok := c.Get("acks"); ok {

@@ -92,6 +92,23 @@ func TestOperationsSuiteAgainstBroker(t *testing.T) {
 		t.Fatalf("perf consume:\n%s", pc)
 	}
 
+	// A produce to a topic that does not exist asks the broker to create it
+	// (auto.create.topics.enable defaults to true), as Kafka's console and
+	// perf producers do, instead of failing every record.
+	kafgo(t, "a\nb\n", "produce", bs, "--topic", "auto-console")
+	if got := kafgo(t, "", "consume", bs, "--topic", "auto-console", "--from-beginning", "--max-messages", "2"); got != "a\nb\n" {
+		t.Fatalf("auto-created topic read back %q", got)
+	}
+	kafgo(t, "", "perf", "produce", "--topic", "auto-perf", "--num-records", "10", "--record-size", "10", "--throughput", "-1", "--producer-props", "bootstrap.servers="+c.Bootstrap())
+	if desc := kafgo(t, "", "topics", bs, "--describe", "--topic", "auto-perf"); !strings.Contains(desc, "PartitionCount: 1\t") {
+		t.Fatalf("auto-created by perf produce:\n%s", desc)
+	}
+	// A consumer of a missing topic says so instead of waiting in silence.
+	_, warn := kafgo2(t, "", "consume", bs, "--topic", "no-such-topic", "--timeout-ms", "500")
+	if !strings.Contains(warn, "{no-such-topic=UNKNOWN_TOPIC_OR_PARTITION}") || !strings.Contains(warn, "Processed a total of 0 messages") {
+		t.Fatalf("consume of a missing topic, stderr:\n%s", warn)
+	}
+
 	kafgo(t, "", "topics", bs, "--delete", "--topic", "ops")
 	testwait.For(t, 30*time.Second, "topic gone from --list", func() (bool, string) {
 		out := kafgo(t, "", "topics", bs, "--list", "--exclude-internal")
