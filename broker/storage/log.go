@@ -134,8 +134,25 @@ func (l *Log) Config() LogConfig { return *l.cfg.Load() }
 // SetHighWatermark tells the log the partition's high watermark. Retention
 // then never deletes a segment holding offsets at or above it (Kafka's rule:
 // unreplicated data is not retained away). Until it is called, retention is
-// bounded by the log end offset only.
-func (l *Log) SetHighWatermark(hw int64) { l.highWatermark.Store(hw) }
+// bounded by the log end offset only. Transactions whose marker is now
+// below it stop holding the last stable offset back.
+func (l *Log) SetHighWatermark(hw int64) {
+	l.highWatermark.Store(hw)
+	l.producers.onHighWatermark(hw)
+}
+
+// LastStableOffset is the partition's LSO for high watermark hw (Kafka's
+// Log.lastStableOffset): the first offset of the earliest transaction that
+// is open or whose marker is not yet below the HW, never below the log
+// start offset, and hw when that is lower or there is none. Consumers
+// reading committed data read below it.
+func (l *Log) LastStableOffset(hw int64) int64 {
+	first, ok := l.producers.FirstUnstableOffset()
+	if !ok {
+		return hw
+	}
+	return min(max(first, l.logStart.Load()), hw)
+}
 
 // UpdateConfig applies a new topic configuration to later appends, rolls and
 // retention passes. Index sizes change for segments created from now on.
