@@ -18,7 +18,12 @@ import (
 // partitions through the broker's replica manager. Appends go through the
 // leader path (so they are replicated and fenced by leadership like any
 // produce) and acks=all waits for the ISR. It lives here, where the parts
-// meet, so that group and replica stay independent of each other.
+// meet, so that group and replica stay independent of each other. Appends
+// carry the coordinator origin: transactional offset commits (KIP-98) are
+// written with the producer's id and epoch but sequence 0 every time, as
+// Kafka's group coordinator writes them, so they are fenced by epoch but
+// not sequence-checked nor deduplicated. Read returns control batches
+// (transaction markers) as written.
 func offsetsLog(m *replica.Manager) group.Log { return replicaLog{m: m} }
 
 type replicaLog struct{ m *replica.Manager }
@@ -28,7 +33,7 @@ func offsetsTP(p int32) partid.TopicPartition {
 }
 
 func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResult, error) {
-	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch}})
+	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch, Origin: storage.OriginCoordinator}})
 	if err := res[0].Err; err != nil {
 		return group.AppendResult{}, asKafkaError(err)
 	}

@@ -27,6 +27,10 @@ func kafkaError(err error) *kerr.Error {
 		return kerr.InvalidProducerEpoch
 	case errors.Is(err, storage.ErrUnknownProducerID):
 		return kerr.UnknownProducerID
+	case errors.Is(err, storage.ErrInvalidTxnState):
+		return kerr.InvalidTxnState
+	case errors.Is(err, storage.ErrCoordinatorFenced):
+		return kerr.TransactionCoordinatorFenced
 	}
 	return kerr.KafkaStorageError
 }
