@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -39,15 +40,7 @@ type abortedWalk struct {
 
 func newCleanedTxns(aborted []AbortedTxn) *cleanedTxns {
 	p := slices.Clone(aborted)
-	slices.SortStableFunc(p, func(a, b AbortedTxn) int {
-		switch {
-		case a.FirstOffset < b.FirstOffset:
-			return -1
-		case a.FirstOffset > b.FirstOffset:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(p, func(a, b AbortedTxn) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
 	return &cleanedTxns{pending: p, aborted: map[int64]*abortedWalk{}, committed: map[int64]bool{}}
 }
 

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -49,15 +50,7 @@ func (t *txnSet) clone() txnSet {
 }
 
 func insertByFirst(s []txnMeta, m txnMeta) []txnMeta {
-	i, _ := slices.BinarySearchFunc(s, m.first, func(e txnMeta, first int64) int {
-		switch {
-		case e.first < first:
-			return -1
-		case e.first > first:
-			return 1
-		}
-		return 0
-	})
+	i, _ := slices.BinarySearchFunc(s, m.first, func(e txnMeta, first int64) int { return cmp.Compare(e.first, first) })
 	return slices.Insert(s, i, m)
 }
 
