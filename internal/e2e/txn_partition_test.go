@@ -178,7 +178,7 @@ func TestTransactionMarkersOnPartitions(t *testing.T) {
 		t.Fatalf("ABORT marker: %v", err)
 	}
 	x.mustProduce(tid, x.batch(a, 2, true, false, "a3")) // 5
-	if err := x.marker(a, 5, true); err != nil {          // 6: A commits
+	if err := x.marker(a, 5, true); err != nil {         // 6: A commits
 		t.Fatalf("COMMIT marker: %v", err)
 	}
 	if err := x.marker(b, 5, true); err != nil { // 7: B commits
