@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -15,22 +16,27 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/record"
+	"kafgo/broker/wire"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testwait"
 )
 
-// txnPartition drives the partition side of transactions with raw requests,
-// playing the transaction coordinator: transactional Produce and
-// WriteTxnMarkers.
+// txnPartition drives the partition side of transactions with raw requests
+// (through a kgo client, or a connection to one broker), playing the
+// transaction coordinator: transactional Produce and WriteTxnMarkers.
+// Versions are set for a plain connection; kgo picks its own.
 type txnPartition struct {
 	t     *testing.T
 	ctx   context.Context
-	cl    *kgo.Client
+	cl    kmsg.Requestor
 	topic string
 }
 
 func (x *txnPartition) initProducerID() int64 {
 	x.t.Helper()
-	resp, err := kmsg.NewPtrInitProducerIDRequest().RequestWith(x.ctx, x.cl)
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.Version = 4
+	resp, err := req.RequestWith(x.ctx, x.cl)
 	if err != nil || resp.ErrorCode != 0 {
 		x.t.Fatalf("InitProducerId: %v %v", err, kerr.ErrorForCode(resp.ErrorCode))
 	}
@@ -64,6 +70,7 @@ func (x *txnPartition) batch(pid int64, seq int32, transactional, control bool, 
 func (x *txnPartition) produce(txnID *string, records []byte) (*kerr.Error, int64) {
 	x.t.Helper()
 	req := kmsg.NewPtrProduceRequest()
+	req.Version = 8
 	req.Acks, req.TimeoutMillis, req.TransactionID = -1, 10_000, txnID
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = x.topic
@@ -95,6 +102,7 @@ func (x *txnPartition) mustProduce(txnID *string, records []byte) int64 {
 func (x *txnPartition) marker(pid int64, coordinatorEpoch int32, commit bool) error {
 	x.t.Helper()
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
+	req.Version = 1
 	m := kmsg.NewWriteTxnMarkersRequestMarker()
 	m.ProducerID, m.ProducerEpoch, m.Committed, m.CoordinatorEpoch = pid, 0, commit, coordinatorEpoch
 	mt := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
@@ -110,19 +118,49 @@ func (x *txnPartition) marker(pid int64, coordinatorEpoch int32, commit bool) er
 
 func (x *txnPartition) listLatest(isolation int8) int64 {
 	x.t.Helper()
+	off, err := x.listLatestE(isolation)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	return off
+}
+
+func (x *txnPartition) listLatestE(isolation int8) (int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
-	req.IsolationLevel = isolation
+	req.Version, req.IsolationLevel = 5, isolation
 	rt := kmsg.NewListOffsetsRequestTopic()
 	rt.Topic = x.topic
 	rp := kmsg.NewListOffsetsRequestTopicPartition()
-	rp.Timestamp = -1
+	rp.Timestamp, rp.CurrentLeaderEpoch = -1, -1
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	resp, err := req.RequestWith(x.ctx, x.cl)
-	if err != nil || resp.Topics[0].Partitions[0].ErrorCode != 0 {
-		x.t.Fatalf("ListOffsets: %v %+v", err, resp)
+	if err != nil {
+		return -1, fmt.Errorf("ListOffsets: %w", err)
 	}
-	return resp.Topics[0].Partitions[0].Offset
+	if err := kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode); err != nil {
+		return -1, fmt.Errorf("ListOffsets: %w", err)
+	}
+	return resp.Topics[0].Partitions[0].Offset, nil
+}
+
+// fetchCommitted is a read_committed Fetch from offset 0.
+func (x *txnPartition) fetchCommitted() kmsg.FetchResponseTopicPartition {
+	x.t.Helper()
+	fetch := kmsg.NewPtrFetchRequest()
+	fetch.Version = 11
+	fetch.ReplicaID, fetch.MaxBytes, fetch.IsolationLevel = -1, 1<<20, 1
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = x.topic
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.PartitionMaxBytes = 1 << 20
+	ft.Partitions = append(ft.Partitions, fp)
+	fetch.Topics = append(fetch.Topics, ft)
+	fresp, err := fetch.RequestWith(x.ctx, x.cl)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	return fresp.Topics[0].Partitions[0]
 }
 
 // consumeValues reads the topic from the start with the given isolation
@@ -200,19 +238,7 @@ func TestTransactionMarkersOnPartitions(t *testing.T) {
 	}
 	// A raw read_committed Fetch: up to the LSO, with A's aborted
 	// transaction.
-	fetch := kmsg.NewPtrFetchRequest()
-	fetch.ReplicaID, fetch.MaxBytes, fetch.IsolationLevel = -1, 1<<20, 1
-	ft := kmsg.NewFetchRequestTopic()
-	ft.Topic = topic
-	fp := kmsg.NewFetchRequestTopicPartition()
-	fp.PartitionMaxBytes = 1 << 20
-	ft.Partitions = append(ft.Partitions, fp)
-	fetch.Topics = append(fetch.Topics, ft)
-	fresp, err := fetch.RequestWith(ctx, cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := fresp.Topics[0].Partitions[0]
+	rp := x.fetchCommitted()
 	if rp.ErrorCode != 0 || rp.LastStableOffset != 8 || rp.HighWatermark != 9 {
 		t.Fatalf("read_committed fetch: error %d LSO %d HW %d", rp.ErrorCode, rp.LastStableOffset, rp.HighWatermark)
 	}
@@ -279,5 +305,91 @@ func TestTransactionMarkersOnPartitions(t *testing.T) {
 		if !strings.Contains(dump, want) {
 			t.Errorf("dump-log-segments lacks %q:\n%s", want, dump)
 		}
+	}
+}
+
+// TestTransactionLSOAcrossLeaderFailover: followers keep the leader's
+// transactions, so after the leader is killed the new leader still holds
+// the LSO at the open transaction, lists the aborted one to read_committed
+// readers, accepts the open transaction's marker, and its .txnindex equals
+// the other replica's byte for byte.
+func TestTransactionLSOAcrossLeaderFailover(t *testing.T) {
+	c, cl, ctx := startCluster3(t, nil)
+	const topic = "txn-failover"
+	if _, err := c.Admin().CreateTopic(ctx, 1, 3, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	waitFullISR(t, ctx, cl, topic, 1)
+	leader := mustLeader(t, ctx, cl, topic)
+	conn := func(id int32) *txnPartition {
+		wc, err := wire.Dial(ctx, c.Broker(id).Addr(), "txn-failover")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { wc.Close() })
+		return &txnPartition{t: t, ctx: ctx, cl: wc, topic: topic}
+	}
+	x := conn(leader)
+	a, b := x.initProducerID(), x.initProducerID()
+	tid := kmsg.StringPtr("app-2")
+	x.mustProduce(tid, x.batch(a, 0, true, false, "a1"))       // 0: A opens
+	x.mustProduce(tid, x.batch(b, 0, true, false, "b1", "b2")) // 1-2: B opens
+	if err := x.marker(b, 1, false); err != nil {              // 3: B aborts
+		t.Fatal(err)
+	}
+	x.mustProduce(nil, x.batch(-1, 0, false, false, "p")) // 4
+	if lso := x.listLatest(1); lso != 0 {
+		t.Fatalf("LSO on the leader %d, want 0 (A open)", lso)
+	}
+	waitFullISR(t, ctx, cl, topic, 1)
+
+	c.Broker(leader).Kill()
+	var next int32
+	testwait.For(t, 60*time.Second, "a new leader", func() (bool, string) {
+		l, _ := isrOf(t, ctx, cl, topic)
+		next = l
+		return l >= 0 && l != leader, fmt.Sprint("leader ", l)
+	})
+	y := conn(next)
+	testwait.For(t, 30*time.Second, "the new leader's HW at the log end", func() (bool, string) {
+		hw, err := y.listLatestE(0)
+		return err == nil && hw == 5, fmt.Sprint(hw, err)
+	})
+	if lso := y.listLatest(1); lso != 0 {
+		t.Fatalf("LSO on the new leader %d, want 0: it lost A's open transaction", lso)
+	}
+	if err := y.marker(a, 2, true); err != nil { // 5: A commits
+		t.Fatalf("COMMIT on the new leader: %v", err)
+	}
+	y.mustProduce(nil, y.batch(-1, 0, false, false, "end")) // 6
+	rp := y.fetchCommitted()
+	if rp.ErrorCode != 0 || rp.LastStableOffset != 7 || len(rp.AbortedTransactions) != 1 || rp.AbortedTransactions[0].ProducerID != b {
+		t.Fatalf("read_committed fetch on the new leader: error %d LSO %d aborted %+v", rp.ErrorCode, rp.LastStableOffset, rp.AbortedTransactions)
+	}
+	committed := consumeValues(t, ctx, c, topic, kgo.ReadCommitted())
+	if want := []string{"a1", "p", "end"}; !slices.Equal(committed, want) {
+		t.Fatalf("read_committed consumer saw %v, want %v", committed, want)
+	}
+
+	// Both live replicas indexed B's abort alike (A was open from 0).
+	var indexes []string
+	for _, br := range c.Brokers() {
+		if br.ID == leader {
+			continue
+		}
+		path := filepath.Join(br.DataDir(), topic+"-0", "00000000000000000000.txnindex")
+		testwait.For(t, 30*time.Second, "broker "+fmt.Sprint(br.ID)+"'s txnindex", func() (bool, string) {
+			_, err := os.Stat(path)
+			return err == nil, fmt.Sprint(err)
+		})
+		out, err := exec.Command(testcluster.Binary(t), "dump-log-segments", "--files", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("dump-log-segments: %v\n%s", err, out)
+		}
+		indexes = append(indexes, strings.SplitN(string(out), "\n", 2)[1])
+	}
+	want := fmt.Sprintf("version: 0 producerId: %d firstOffset: 1 lastOffset: 3 lastStableOffset: 0\n", b)
+	if len(indexes) != 2 || indexes[0] != want || indexes[1] != want {
+		t.Fatalf("txnindex dumps %q, want %q on both", indexes, want)
 	}
 }
