@@ -242,8 +242,10 @@ func (x *txnIndex) sanityCheck(base, upper int64) error {
 
 func (x *txnIndex) sync() error {
 	if f := x.f.Load(); f != nil {
+		// Background flushes call this without the log's lock: name, not
+		// path, which renames change.
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("storage: fsync %s: %w", x.path, err)
+			return fmt.Errorf("storage: fsync %s: %w", x.name, err)
 		}
 	}
 	return nil
@@ -273,7 +275,7 @@ func (x *txnIndex) remove() error {
 func (x *txnIndex) close() error {
 	if f := x.f.Load(); f != nil {
 		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
-			return fmt.Errorf("storage: close %s: %w", x.path, err)
+			return fmt.Errorf("storage: close %s: %w", x.name, err)
 		}
 	}
 	return nil
