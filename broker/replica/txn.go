@@ -35,7 +35,7 @@ func (m *Manager) AppendTxnMarkers(markers []TxnMarker) []ProduceResult {
 			continue
 		}
 		info, err := p.leaderAppend(-1, func(leaderEpoch int32) (storage.AppendInfo, error) {
-			return p.log.AppendEndTxnMarker(mk.ProducerID, mk.ProducerEpoch, mk.CoordinatorEpoch, mk.Commit, leaderEpoch)
+			return p.log.AppendEndTxnMarker(mk.ProducerID, mk.ProducerEpoch, mk.CoordinatorEpoch, mk.Commit, leaderEpoch, p.cfg.Load().LogAppendTime)
 		})
 		out[i].Info, out[i].Err = info, err
 		out[i].LogStartOffset = p.log.LogStartOffset()

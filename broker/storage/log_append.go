@@ -60,15 +60,20 @@ func (l *Log) AppendAsLeaderFrom(batches []byte, leaderEpoch int32, origin Appen
 // AppendEndTxnMarker appends the COMMIT or ABORT marker of producerID's
 // transaction as the leader (Kafka's appendAsLeader of an end-transaction
 // marker with the coordinator origin): one control record whose value
-// carries coordinatorEpoch, at time nowMs.
-func (l *Log) AppendEndTxnMarker(producerID int64, producerEpoch int16, coordinatorEpoch int32, commit bool, leaderEpoch int32) (AppendInfo, error) {
+// carries coordinatorEpoch, stamped with the log's clock, as LogAppendTime
+// when the topic uses it (Kafka's validator stamps every batch so).
+func (l *Log) AppendEndTxnMarker(producerID int64, producerEpoch int16, coordinatorEpoch int32, commit bool, leaderEpoch int32, logAppendTime bool) (AppendInfo, error) {
 	typ := record.ControlAbort
 	if commit {
 		typ = record.ControlCommit
 	}
-	b, err := record.BuildEndTxnMarker(0, producerID, producerEpoch, typ, coordinatorEpoch, l.nowMs())
+	now := l.nowMs()
+	b, err := record.BuildEndTxnMarker(0, producerID, producerEpoch, typ, coordinatorEpoch, now)
 	if err != nil {
 		return AppendInfo{FirstOffset: -1, LastOffset: -1}, fmt.Errorf("storage: %s: %w", l.tp, err)
+	}
+	if logAppendTime {
+		record.SetMaxTimestamp(b, true, now)
 	}
 	return l.append(b, leaderEpoch, OriginCoordinator)
 }

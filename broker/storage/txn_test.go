@@ -36,7 +36,7 @@ func markerBatch(t testing.TB, base, pid int64, pepoch int16, commit bool, coord
 
 func mustMarker(t testing.TB, l *Log, pid int64, pepoch int16, commit bool, coordEpoch int32) AppendInfo {
 	t.Helper()
-	info, err := l.AppendEndTxnMarker(pid, pepoch, coordEpoch, commit, 0)
+	info, err := l.AppendEndTxnMarker(pid, pepoch, coordEpoch, commit, 0, false)
 	if err != nil {
 		t.Fatalf("marker for %d: %v", pid, err)
 	}
@@ -230,10 +230,10 @@ func TestTransactionalProducerChecks(t *testing.T) {
 	if _, err := l.AppendAsLeader(txn(1, 0, 1, 1).bytes(), 0); !errors.Is(err, ErrInvalidProducerEpoch) {
 		t.Fatalf("zombie batch after the fencing abort: %v", err)
 	}
-	if _, err := l.AppendEndTxnMarker(1, 0, 3, true, 0); !errors.Is(err, ErrInvalidProducerEpoch) {
+	if _, err := l.AppendEndTxnMarker(1, 0, 3, true, 0, false); !errors.Is(err, ErrInvalidProducerEpoch) {
 		t.Fatalf("marker at an older producer epoch: %v", err)
 	}
-	if _, err := l.AppendEndTxnMarker(1, 1, 2, true, 0); !errors.Is(err, ErrCoordinatorFenced) {
+	if _, err := l.AppendEndTxnMarker(1, 1, 2, true, 0, false); !errors.Is(err, ErrCoordinatorFenced) {
 		t.Fatalf("marker from an older coordinator: %v", err)
 	}
 	mustMarker(t, l, 1, 1, true, 4) // a newer coordinator is fine
@@ -484,4 +484,25 @@ func readRegionsHeaders(t *testing.T, info ReadInfo) []record.BatchHeader {
 		hs = append(hs, h)
 	}
 	return hs
+}
+
+// TestMarkerTimestamps: a marker is stamped with the log's clock, as
+// LogAppendTime on topics that use it.
+func TestMarkerTimestamps(t *testing.T) {
+	l := openTestLog(t, partDir(t), testConfig(), OpenOptions{Clock: newFakeClock(5000).Now})
+	defer l.Close()
+	for i, lat := range []bool{false, true} {
+		info, err := l.AppendEndTxnMarker(int64(i), 0, 0, true, 0, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := readAllUnchecked(t, l)[info.FirstOffset]
+		h, _ := record.ParseBatchHeader(raw)
+		if h.LogAppendTime() != lat || h.MaxTimestamp != 5000 || !h.IsControl() || !h.IsTransactional() {
+			t.Fatalf("marker with LogAppendTime %v: %+v", lat, h)
+		}
+		if err := record.VerifyCRC(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
