@@ -8,6 +8,7 @@ import (
 	"kafgo/broker/group"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
+	"kafgo/broker/storage"
 )
 
 // offsetsLog is the group coordinator's group.Log: the __consumer_offsets
@@ -17,6 +18,12 @@ import (
 // meet, so that group and replica stay independent of each other. Errors go
 // back as the replica manager gives them; the coordinator maps them with
 // kafkaerr's table, as every handler does.
+// Appends
+// carry the coordinator origin: transactional offset commits (KIP-98) are
+// written with the producer's id and epoch but sequence 0 every time, as
+// Kafka's group coordinator writes them, so they are fenced by epoch but
+// not sequence-checked nor deduplicated. Read returns control batches
+// (transaction markers) as written.
 func offsetsLog(m *replica.Manager) group.Log { return replicaLog{m: m} }
 
 type replicaLog struct{ m *replica.Manager }
@@ -26,7 +33,7 @@ func offsetsTP(p int32) partid.TopicPartition {
 }
 
 func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResult, error) {
-	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch}})
+	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch, Origin: storage.OriginCoordinator}})
 	if err := res[0].Err; err != nil {
 		return group.AppendResult{}, err
 	}

@@ -39,8 +39,10 @@ func (d *dumper) dumpSnapshot(path string) {
 
 // Transaction index (Kafka's TransactionIndex): 34-byte entries of
 // version int16 (0), producerId int64, firstOffset int64, lastOffset
-// int64, lastStableOffset int64. kafgo does not write these; Kafka does for
-// aborted transactions, so the tool reads them.
+// int64, lastStableOffset int64, one per aborted transaction (written by
+// broker/storage's txn_index.go, as by Kafka). The dump reads entry by entry
+// rather than through storage.ReadTxnIndex so that it prints what precedes a
+// bad entry, as Kafka's tool does.
 const (
 	txnEntrySize  = 34
 	txnVersion    = 0

@@ -24,6 +24,13 @@ import (
 // (KIP-951) answers NOT_LEADER_OR_FOLLOWER with the current leader and its
 // endpoint, so a client follows a leadership hand-over without waiting for a
 // metadata refresh.
+// Transactional batches (v3+) need the request's transactional_id (else
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request, as Kafka
+// answers an unauthorized one); they open their producer's transaction,
+// and a non-transactional batch from a producer with one open is
+// INVALID_TXN_STATE. A stale producer epoch is INVALID_PRODUCER_EPOCH at
+// every version (Kafka 2.7+ never answers PRODUCER_FENCED to Produce).
+// Control batches come only from WriteTxnMarkers: INVALID_RECORD here.
 
 func (s *Server) handleProduce(c *Call) Reply {
 	req := c.Req.(*kmsg.ProduceRequest)
@@ -62,12 +69,10 @@ func (s *Server) handleProduce(c *Call) Reply {
 		}
 		return now(resp)
 	}
-	if req.TransactionID != nil {
-		// Transactions are not implemented: say so rather than accept
-		// batches whose commit could never be written.
+	if req.TransactionID == nil && hasTransactionalRecords(req) {
 		for ti := range resp.Topics {
 			for pi := range resp.Topics[ti].Partitions {
-				setErr(ti, pi, refuse(kerr.TransactionalIDAuthorizationFailed, "transactions are not supported by this broker"))
+				setErr(ti, pi, kerr.TransactionalIDAuthorizationFailed)
 			}
 		}
 		return now(resp)
@@ -101,7 +106,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 					continue
 				}
 			}
-			if err := validateProduceBatch(records, max(req.Version, 3), p.Config(), appendTime); err != nil {
+			if err := validateProduceBatch(tp, records, max(req.Version, 3), p.Config(), appendTime); err != nil {
 				setErr(ti, pi, err)
 				continue
 			}
@@ -216,6 +221,26 @@ func (s *Server) partitionConfig(tp partid.TopicPartition) (replica.PartitionCon
 	return p.Config(), true
 }
 
+// hasTransactionalRecords is Kafka's ProduceRequest.hasTransactionalRecords:
+// whether any partition's (first) batch is transactional. Message sets of
+// magic 0/1 never are.
+func hasTransactionalRecords(req *kmsg.ProduceRequest) bool {
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			if len(p.Records) < record.BatchHeaderSize {
+				continue
+			}
+			if magic, err := record.PeekMagic(p.Records); err != nil || magic != record.MagicV2 {
+				continue
+			}
+			if h, err := record.ParseBatchHeader(p.Records); err == nil && h.IsTransactional() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // upConvert turns a Produce v0-v2 message set into a v2 batch (Kafka's
 // up-conversion); a v2 batch in a v2 request is refused.
 func upConvert(set []byte, cfg replica.PartitionConfig) ([]byte, error) {
@@ -239,7 +264,7 @@ func upConvert(set []byte, cfg replica.PartitionConfig) ([]byte, error) {
 // records: Produce v3+ carries exactly one v2 batch; its size, CRC, records
 // and codec must pass; compacted topics need keys. It stamps LogAppendTime
 // topics' batches with the broker's time.
-func validateProduceBatch(b []byte, version int16, cfg replica.PartitionConfig, appendTime int64) error {
+func validateProduceBatch(tp partid.TopicPartition, b []byte, version int16, cfg replica.PartitionConfig, appendTime int64) error {
 	if len(b) == 0 {
 		return refuse(kerr.InvalidRecord, "produce request carries no records")
 	}
@@ -265,8 +290,8 @@ func validateProduceBatch(b []byte, version int16, cfg replica.PartitionConfig, 
 	if h.Codec() == record.CodecZstd && version < 7 {
 		return kerr.UnsupportedCompressionType
 	}
-	if h.IsTransactional() || h.IsControl() {
-		return refuse(kerr.InvalidRecord, "transactional and control batches are not accepted from clients")
+	if h.IsControl() {
+		return refuse(kerr.InvalidRecord, "Clients are not allowed to write control records in topic partition %s.", tp)
 	}
 	// Decompression is bounded: a batch may not inflate past what a topic
 	// could store as one message set, guarding against compression bombs.

@@ -15,9 +15,12 @@ import (
 )
 
 // Fetch (key 1), v2-v12.
-// Consumers read up to the HW, followers (replica_id >= 0, brokers only)
-// up to the LEO; the record bytes go out with sendfile. A fetch that finds
-// less than min_bytes waits until enough arrives or max_wait passes. v2/v3
+// Consumers read up to the HW, or with isolation_level 1 (READ_COMMITTED,
+// v4+) up to the LSO with the aborted transactions of what they read;
+// followers (replica_id >= 0, brokers only) read up to the LEO. Every v4+
+// answer carries the LSO. The record bytes go out with sendfile. A fetch
+// that finds less than min_bytes waits until enough arrives or max_wait
+// passes (an LSO move wakes it: it moves with the HW). v2/v3
 // responses are down-converted to magic 0/1 message sets. v12 followers get
 // diverging_epoch when their last fetched epoch ended earlier on the leader.
 
@@ -40,10 +43,11 @@ func (s *Server) handleFetch(c *Call) Reply {
 	}
 
 	fr := replica.FetchRequest{
-		ReplicaID: replicaID,
-		MaxWait:   time.Duration(req.MaxWaitMillis) * time.Millisecond,
-		MinBytes:  req.MinBytes,
-		MaxBytes:  req.MaxBytes,
+		ReplicaID:     replicaID,
+		MaxWait:       time.Duration(req.MaxWaitMillis) * time.Millisecond,
+		MinBytes:      req.MinBytes,
+		MaxBytes:      req.MaxBytes,
+		ReadCommitted: version >= 4 && req.IsolationLevel == 1,
 	}
 	if version < 3 {
 		fr.MaxBytes = 0

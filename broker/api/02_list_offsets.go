@@ -8,16 +8,18 @@ import (
 )
 
 // ListOffsets (key 2), v0-v7.
-// -1 (latest) answers the HW for consumers, -2 (earliest) the log start
-// offset, -3 (max timestamp, v7) the offset of the largest timestamp; any
-// other timestamp is looked up in the time index. v0's max_num_offsets
-// form returns at most the one offset Kafka would.
+// -1 (latest) answers the HW for consumers (the LSO with isolation_level 1,
+// READ_COMMITTED, v2+), -2 (earliest) the log start offset, -3 (max
+// timestamp, v7) the offset of the largest timestamp; any other timestamp
+// is looked up in the time index; no answer lies at or beyond that bound.
+// v0's max_num_offsets form returns at most the one offset Kafka would.
 
 func (s *Server) handleListOffsets(c *Call) Reply {
 	req := c.Req.(*kmsg.ListOffsetsRequest)
 	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
 	// Replicas (and the -2 debug id) see up to the LEO; consumers up to the HW.
 	fromReplica := req.ReplicaID >= 0 || req.ReplicaID == -2
+	readCommitted := req.Version >= 2 && req.IsolationLevel == 1
 	for _, rt := range req.Topics {
 		ot := kmsg.NewListOffsetsResponseTopic()
 		ot.Topic = rt.Topic
@@ -33,7 +35,7 @@ func (s *Server) handleListOffsets(c *Call) Reply {
 				}
 				var off, ts int64
 				var le int32
-				off, ts, le, err = p.ListOffset(epoch, rp.Timestamp, fromReplica)
+				off, ts, le, err = p.ListOffset(epoch, rp.Timestamp, fromReplica, readCommitted)
 				if err == nil {
 					op.Offset, op.Timestamp, op.LeaderEpoch = off, ts, le
 					if req.Version == 0 {

@@ -9,6 +9,7 @@ import (
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
 	"kafgo/broker/group"
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
@@ -39,6 +40,18 @@ type Deps struct {
 	NextProducerID func(ctx context.Context) (int64, error)
 	// RequestTimeout bounds in-handler waits that have no client timeout.
 	RequestTimeout time.Duration
+	// OnTxnMarker, if set, is called by WriteTxnMarkers for each marker it
+	// appended to a __consumer_offsets partition, once the marker is
+	// replicated to the ISR (acks=all satisfied), with the transaction's
+	// outcome: the group coordinator then makes the producer's pending
+	// transactional offset commits on tp visible (commit) or drops them
+	// (abort), as Kafka's scheduleHandleTxnCompletion. It runs on the
+	// request's goroutine and should not block for long. The offsets-log
+	// reader (broker/offsets_log.go, Log().ReadBytes) returns control
+	// batches as written, so a loading coordinator sees the markers too
+	// (producer id in the batch header, COMMIT/ABORT in the record key:
+	// record.ReadEndTxnMarker).
+	OnTxnMarker func(tp partid.TopicPartition, producerID int64, producerEpoch int16, commit bool)
 }
 
 // internalTopics are topics clients may not produce to.

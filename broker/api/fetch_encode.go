@@ -50,11 +50,25 @@ func encodeFetchResponse(version int16, results []replica.FetchResult) *wire.Res
 			if version >= 5 {
 				e.int64(r.LogStartOffset)
 			}
-			// aborted_transactions: nullable array; null (no transactions).
-			if flexible {
-				e.uvarint(0)
-			} else {
-				e.int32(-1)
+			// aborted_transactions: nullable array of {producer_id,
+			// first_offset}; null unless a read_committed read returned
+			// records.
+			switch {
+			case r.AbortedTransactions == nil || r.Err != nil:
+				if flexible {
+					e.uvarint(0)
+				} else {
+					e.int32(-1)
+				}
+			default:
+				e.arrayLen(len(r.AbortedTransactions), flexible)
+				for _, a := range r.AbortedTransactions {
+					e.int64(a.ProducerID)
+					e.int64(a.FirstOffset)
+					if flexible {
+						e.uvarint(0) // tagged fields
+					}
+				}
 			}
 			if version >= 11 {
 				e.int32(-1) // preferred_read_replica

@@ -54,6 +54,13 @@ func TestFetchEncodingMatchesKmsg(t *testing.T) {
 		{TP: partid.TopicPartition{Topic: "b", Partition: 7}, HighWatermark: 5, LastStableOffset: 5, LogStartOffset: 0,
 			Diverging: true, DivergingEpoch: 3, DivergingEndOffset: 42},
 		{TP: partid.TopicPartition{Topic: "a", Partition: 2}, HighWatermark: 0, LastStableOffset: 0, LogStartOffset: 0},
+		// read_committed: records with two aborted transactions, and
+		// records with none (an empty, not null, list).
+		{TP: partid.TopicPartition{Topic: "c", Partition: 0}, HighWatermark: 9, LastStableOffset: 4, LogStartOffset: 0,
+			Regions: []storage.FileRegion{{File: f, Position: 0, Size: 3}}, Bytes: 3,
+			AbortedTransactions: []storage.AbortedTxn{{ProducerID: 7, FirstOffset: 1, LastOffset: 3, LastStableOffset: 4}, {ProducerID: 1 << 40, FirstOffset: 2}}},
+		{TP: partid.TopicPartition{Topic: "c", Partition: 1}, HighWatermark: 9, LastStableOffset: 9, LogStartOffset: 0,
+			Regions: []storage.FileRegion{{File: f, Position: 0, Size: 3}}, Bytes: 3, AbortedTransactions: []storage.AbortedTxn{}},
 	}
 	for v := int16(4); v <= 12; v++ {
 		t.Run("v"+string(rune('0'+v/10))+string(rune('0'+v%10)), func(t *testing.T) {
@@ -79,6 +86,14 @@ func TestFetchEncodingMatchesKmsg(t *testing.T) {
 				p.HighWatermark, p.LastStableOffset, p.LogStartOffset = r.HighWatermark, r.LastStableOffset, r.LogStartOffset
 				p.PreferredReadReplica = -1
 				p.AbortedTransactions = nil
+				if r.AbortedTransactions != nil {
+					p.AbortedTransactions = []kmsg.FetchResponseTopicPartitionAbortedTransaction{}
+					for _, a := range r.AbortedTransactions {
+						at := kmsg.NewFetchResponseTopicPartitionAbortedTransaction()
+						at.ProducerID, at.FirstOffset = a.ProducerID, a.FirstOffset
+						p.AbortedTransactions = append(p.AbortedTransactions, at)
+					}
+				}
 				if r.Diverging && v >= 12 {
 					p.DivergingEpoch.Epoch, p.DivergingEpoch.EndOffset = r.DivergingEpoch, r.DivergingEndOffset
 				}
@@ -105,6 +120,13 @@ func TestFetchEncodingMatchesKmsg(t *testing.T) {
 			}
 			if string(dec.Topics[0].Partitions[0].RecordBatches) != "3456789klmno" {
 				t.Fatalf("records decoded as %q", dec.Topics[0].Partitions[0].RecordBatches)
+			}
+			c := dec.Topics[2]
+			if at := c.Partitions[0].AbortedTransactions; len(at) != 2 || at[1].ProducerID != 1<<40 || at[1].FirstOffset != 2 {
+				t.Fatalf("aborted transactions decoded as %+v", at)
+			}
+			if at := c.Partitions[1].AbortedTransactions; at == nil || len(at) != 0 {
+				t.Fatalf("an empty aborted list decoded as %+v", at)
 			}
 		})
 	}

@@ -33,5 +33,7 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrListPartitionReassignmentsRequest(), 0, 0, s.handleListPartitionReassignments)
 	s.register(kmsg.NewPtrAlterPartitionRequest(), 1, 1, s.handleAlterPartition)
 	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
+	s.register(kmsg.NewPtrWriteTxnMarkersRequest(), 0, 1, s.handleWriteTxnMarkers)
+	s.register(kmsg.NewPtrDescribeProducersRequest(), 0, 0, s.handleDescribeProducers)
 	s.registerGroupAPIs()
 }

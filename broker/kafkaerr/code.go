@@ -34,6 +34,8 @@ var sentinels = []struct {
 	{storage.ErrInvalidProducerEpoch, kerr.InvalidProducerEpoch},
 	{storage.ErrOutOfOrderSequence, kerr.OutOfOrderSequenceNumber},
 	{storage.ErrUnknownProducerID, kerr.UnknownProducerID},
+	{storage.ErrInvalidTxnState, kerr.InvalidTxnState},
+	{storage.ErrCoordinatorFenced, kerr.TransactionCoordinatorFenced},
 	{storage.ErrInconsistentTopicID, kerr.InconsistentTopicID},
 	{storage.ErrInvalidConfig, kerr.InvalidConfig},
 	// A log closed under a request: the partition was deleted or moved

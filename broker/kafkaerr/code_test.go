@@ -43,6 +43,8 @@ var sentinelCodes = []struct {
 	{"storage.ErrInvalidProducerEpoch", storage.ErrInvalidProducerEpoch, kerr.InvalidProducerEpoch},
 	{"storage.ErrOutOfOrderSequence", storage.ErrOutOfOrderSequence, kerr.OutOfOrderSequenceNumber},
 	{"storage.ErrUnknownProducerID", storage.ErrUnknownProducerID, kerr.UnknownProducerID},
+	{"storage.ErrInvalidTxnState", storage.ErrInvalidTxnState, kerr.InvalidTxnState},
+	{"storage.ErrCoordinatorFenced", storage.ErrCoordinatorFenced, kerr.TransactionCoordinatorFenced},
 	{"storage.ErrUnexpectedAppendOffset", storage.ErrUnexpectedAppendOffset, kerr.UnknownServerError},
 	{"storage.ErrOffsetsOutOfOrder", storage.ErrOffsetsOutOfOrder, kerr.UnknownServerError},
 	{"storage.ErrClosed", storage.ErrClosed, kerr.NotLeaderForPartition},

@@ -99,3 +99,33 @@ func BuildEndTxnMarker(baseOffset, producerID int64, producerEpoch int16, typ Co
 	b.Append(ts, ControlKey{Type: typ}.AppendTo(nil), EndTxnMarker{CoordinatorEpoch: coordinatorEpoch}.AppendTo(nil), nil)
 	return b.Build()
 }
+
+// maxControlBatch bounds the decompressed records of a control batch: one
+// small record (markers are never compressed, but the codec bits are not
+// trusted).
+const maxControlBatch = 1 << 20
+
+// ReadEndTxnMarker decodes the record of control batch b as an end-transaction
+// marker. ok is false, with no error, when the batch holds no record (the
+// cleaner keeps such empty batches) or its control type is neither ABORT nor
+// COMMIT (KRaft's types): Kafka's producer state ignores both.
+func ReadEndTxnMarker(b []byte) (typ ControlType, m EndTxnMarker, ok bool, err error) {
+	_, it, err := IterRecords(b, maxControlBatch)
+	if err != nil {
+		return 0, m, false, err
+	}
+	if !it.Next() {
+		return 0, m, false, it.Err()
+	}
+	k, err := ParseControlKey(it.Record().Key)
+	if err != nil {
+		return 0, m, false, err
+	}
+	if k.Type != ControlAbort && k.Type != ControlCommit {
+		return k.Type, m, false, nil
+	}
+	if m, err = ParseEndTxnMarker(it.Record().Value); err != nil {
+		return k.Type, m, false, err
+	}
+	return k.Type, m, true, nil
+}

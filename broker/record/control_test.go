@@ -86,3 +86,43 @@ func TestBuildEndTxnMarker(t *testing.T) {
 		t.Fatalf("ValidateBatch on a control batch: %v", err)
 	}
 }
+
+func TestReadEndTxnMarker(t *testing.T) {
+	for _, typ := range []ControlType{ControlAbort, ControlCommit} {
+		b, err := BuildEndTxnMarker(7, 42, 3, typ, 9, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, m, ok, err := ReadEndTxnMarker(b)
+		if err != nil || !ok || got != typ || m.CoordinatorEpoch != 9 {
+			t.Fatalf("%s: got %s %+v ok=%v err=%v", typ, got, m, ok, err)
+		}
+	}
+	// A control batch of another type (KRaft's LEADER_CHANGE) is no marker.
+	bl := NewBuilder(0, CodecNone)
+	bl.SetControl(true)
+	bl.Append(1, ControlKey{Type: 2}.AppendTo(nil), []byte{0, 0}, nil)
+	other, err := bl.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, _, ok, err := ReadEndTxnMarker(other); ok || err != nil || typ != 2 {
+		t.Fatalf("leader change: type %d ok=%v err=%v", typ, ok, err)
+	}
+	// The cleaner's empty control batch holds no record.
+	mk, err := BuildEndTxnMarker(7, 42, 3, ControlAbort, 9, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ParseBatchHeader(mk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := (&Batch{BatchHeader: h}).AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, err := ReadEndTxnMarker(empty); ok || err != nil {
+		t.Fatalf("empty: ok=%v err=%v", ok, err)
+	}
+}

@@ -14,6 +14,13 @@
 //   - ISR changes are proposed to the controller with AlterPartition; the leader
 //     applies only what the controller accepted. Leader epochs change only with
 //     LeaderAndIsr from the controller.
+//   - The last stable offset (LSO) is the HW held back by the earliest
+//     transaction still open or whose marker is not yet below the HW (kept
+//     by the log's producer state on leaders and followers alike, so a new
+//     leader has it). read_committed consumers read below it; it moves only
+//     when the HW does, so HW wake-ups serve LSO waiters too. Transaction
+//     markers (WriteTxnMarkers) are acks=all appends with the coordinator
+//     origin.
 //   - acks=all completes when the HW passes the batch; if the ISR is then
 //     smaller than min.insync.replicas the answer is
 //     NOT_ENOUGH_REPLICAS_AFTER_APPEND. With the ISR already too small the

@@ -11,7 +11,16 @@ import (
 
 // appendAsLeader appends already validated batches. With acks=all it refuses
 // up front when the ISR is below min.insync.replicas, writing nothing.
-func (p *Partition) appendAsLeader(batches []byte, acks int16) (storage.AppendInfo, error) {
+func (p *Partition) appendAsLeader(batches []byte, acks int16, origin storage.AppendOrigin) (storage.AppendInfo, error) {
+	return p.leaderAppend(acks, func(leaderEpoch int32) (storage.AppendInfo, error) {
+		return p.log.AppendAsLeaderFrom(batches, leaderEpoch, origin)
+	})
+}
+
+// leaderAppend runs an append on the leader under the leadership lock, with
+// the leader and min.insync.replicas checks of acks, then wakes waiters and
+// advances the HW.
+func (p *Partition) leaderAppend(acks int16, appendFn func(leaderEpoch int32) (storage.AppendInfo, error)) (storage.AppendInfo, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.isLeaderLocked() {
@@ -20,7 +29,7 @@ func (p *Partition) appendAsLeader(batches []byte, acks int16) (storage.AppendIn
 	if acks == -1 && int32(len(p.isr)) < p.cfg.Load().MinInsyncReplicas {
 		return storage.AppendInfo{}, kerr.NotEnoughReplicas
 	}
-	info, err := p.log.AppendAsLeader(batches, p.leaderEpoch)
+	info, err := appendFn(p.leaderEpoch)
 	if err != nil {
 		return info, err
 	}

@@ -12,9 +12,10 @@ const (
 )
 
 // ListOffset answers ListOffsets for one partition on its leader. Consumers
-// (fromReplica false) see offsets below the HW only; a replica (or debug
-// client) sees up to the LEO, as Kafka answers them.
-func (p *Partition) ListOffset(currentLeaderEpoch int32, timestamp int64, fromReplica bool) (offset, ts int64, leaderEpoch int32, err error) {
+// (fromReplica false) see offsets below the HW only, below the LSO with
+// readCommitted (isolation level READ_COMMITTED, ListOffsets v2+); a
+// replica (or debug client) sees up to the LEO, as Kafka answers them.
+func (p *Partition) ListOffset(currentLeaderEpoch int32, timestamp int64, fromReplica, readCommitted bool) (offset, ts int64, leaderEpoch int32, err error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.isLeaderLocked() {
@@ -24,8 +25,11 @@ func (p *Partition) ListOffset(currentLeaderEpoch int32, timestamp int64, fromRe
 		return -1, -1, -1, err
 	}
 	bound := p.HighWatermark()
-	if fromReplica {
+	switch {
+	case fromReplica:
 		bound = p.log.LogEndOffset()
+	case readCommitted:
+		bound = p.log.LastStableOffset(bound)
 	}
 	switch timestamp {
 	case LatestTimestamp:

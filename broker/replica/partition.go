@@ -76,6 +76,13 @@ func (p *Partition) Log() *storage.Log { return p.log }
 // holds the only copy, so retention, the cleaner and readers see one value.
 func (p *Partition) HighWatermark() int64 { return p.log.HighWatermark() }
 
+// LastStableOffset is the partition's LSO as this replica knows it: the HW,
+// held back by the earliest transaction still open or whose marker is not
+// yet below the HW. read_committed consumers read below it. It moves only
+// when the HW does (markers complete a transaction only once replicated),
+// so waiters woken by HW changes see it move.
+func (p *Partition) LastStableOffset() int64 { return p.log.LastStableOffset(p.HighWatermark()) }
+
 // Config returns the partition's current topic configuration.
 func (p *Partition) Config() PartitionConfig { return *p.cfg.Load() }
 

@@ -12,6 +12,10 @@ import (
 type ProducePartition struct {
 	TP      partid.TopicPartition
 	Batches []byte
+	// Origin is who writes them: storage.OriginClient (the zero value) for
+	// Produce, storage.OriginCoordinator for a broker coordinator's own
+	// records (no sequence checks, see storage.AppendOrigin).
+	Origin storage.AppendOrigin
 }
 
 // ProduceResult is one partition's outcome.
@@ -34,7 +38,7 @@ func (m *Manager) AppendToLeaders(acks int16, parts []ProducePartition) []Produc
 			out[i].Err = err
 			continue
 		}
-		info, err := p.appendAsLeader(pp.Batches, acks)
+		info, err := p.appendAsLeader(pp.Batches, acks, pp.Origin)
 		out[i].Info, out[i].Err = info, err
 		out[i].LogStartOffset = p.log.LogStartOffset()
 	}

@@ -30,6 +30,10 @@ type FetchRequest struct {
 	MinBytes   int32
 	MaxBytes   int32
 	Partitions []FetchPartition
+	// ReadCommitted is isolation_level 1 (Fetch v4+): a consumer reads up
+	// to the LSO and learns the aborted transactions of what it read.
+	// Followers ignore it.
+	ReadCommitted bool
 }
 
 // FetchResult is one partition's answer.
@@ -41,6 +45,10 @@ type FetchResult struct {
 	LogStartOffset   int64
 	Regions          []storage.FileRegion
 	Bytes            int64
+	// AbortedTransactions are, for a read_committed read that returned
+	// records, the aborted transactions overlapping them (possibly none);
+	// nil otherwise, sent as a null array as Kafka does.
+	AbortedTransactions []storage.AbortedTxn
 	// Diverging is set when the follower's last fetched epoch ends earlier
 	// on this leader: the follower must truncate to DivergingEndOffset.
 	Diverging          bool
@@ -121,7 +129,7 @@ func (m *Manager) readAll(req FetchRequest) (results []FetchResult, total int64,
 			limit = remaining
 		}
 		minOne := total == 0
-		r := m.readPartition(req.ReplicaID, fp, int32(min(limit, 1<<31-1)), minOne, now)
+		r := m.readPartition(req.ReplicaID, req.ReadCommitted, fp, int32(min(limit, 1<<31-1)), minOne, now)
 		results[i] = r
 		if r.Err != nil {
 			failed = true
@@ -136,7 +144,7 @@ func (m *Manager) readAll(req FetchRequest) (results []FetchResult, total int64,
 	return results, total, failed
 }
 
-func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int32, minOne bool, now time.Time) FetchResult {
+func (m *Manager) readPartition(replicaID int32, readCommitted bool, fp FetchPartition, maxBytes int32, minOne bool, now time.Time) FetchResult {
 	res := FetchResult{TP: fp.TP, HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1}
 	p, ok := m.Partition(fp.TP)
 	if !ok {
@@ -163,7 +171,7 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 			if epoch < fp.LastFetchedEpoch || end < fp.FetchOffset {
 				res.Diverging, res.DivergingEpoch, res.DivergingEndOffset = true, epoch, end
 				res.HighWatermark = p.HighWatermark()
-				res.LastStableOffset = res.HighWatermark
+				res.LastStableOffset = p.log.LastStableOffset(res.HighWatermark)
 				return
 			}
 		}
@@ -175,13 +183,20 @@ func (m *Manager) readPartition(replicaID int32, fp FetchPartition, maxBytes int
 				return
 			}
 		}
-		maxOffset := p.HighWatermark()
-		if fromFollower {
-			maxOffset = leo
-		}
-		info, err := p.log.Read(fp.FetchOffset, maxBytes, maxOffset, minOne)
+		// The HW is read once, so the LSO and the read bound agree with
+		// the HW returned.
 		res.HighWatermark = p.HighWatermark()
-		res.LastStableOffset = res.HighWatermark
+		res.LastStableOffset = p.log.LastStableOffset(res.HighWatermark)
+		var info storage.ReadInfo
+		var err error
+		switch {
+		case fromFollower:
+			info, err = p.log.Read(fp.FetchOffset, maxBytes, leo, minOne)
+		case readCommitted:
+			info, res.AbortedTransactions, err = p.log.ReadCommitted(fp.FetchOffset, maxBytes, res.LastStableOffset, minOne)
+		default:
+			info, err = p.log.Read(fp.FetchOffset, maxBytes, res.HighWatermark, minOne)
+		}
 		if err != nil {
 			if errors.Is(err, storage.ErrOffsetOutOfRange) {
 				res.Err = kerr.OffsetOutOfRange

@@ -291,7 +291,7 @@ func (c *Cleaner) examine(tp partid.TopicPartition, l *Log, cfg *LogConfig, st *
 		l.mu.Unlock()
 		return nil, false
 	}
-	snap := cleanSnapshot{segs: l.segments(), leo: l.leo.Load(), logStart: l.logStart.Load(), hwm: l.highWatermark.Load(), gen: l.truncGen}
+	snap := l.cleanSnapshotLocked()
 	l.mu.Unlock()
 	if snap.hwm < 0 {
 		// The replica layer has not told the high watermark yet (a log

@@ -10,8 +10,13 @@ import (
 // batchFilter decides, batch by batch, what of a log survives a cleaning
 // pass (Kafka's Cleaner.cleanInto with MemoryRecords.filterTo). Rules:
 //
-//   - a batch at or beyond end (not covered by the offset map) and a control
-//     batch are kept byte for byte;
+//   - a batch at or beyond end (not covered by the offset map) is kept byte
+//     for byte;
+//   - a data batch of an aborted transaction loses every record; a
+//     transaction marker the walk finds discardable (see cleanedTxns) is
+//     kept until its delete horizon (KIP-534, as tombstones: the first pass
+//     stores now + delete.retention.ms in it) and dropped after; any other
+//     control batch is kept byte for byte;
 //   - a record without a key is dropped (compacted topics refuse them);
 //   - a record whose key the map holds at a higher offset is dropped: a
 //     later record of the key exists;
@@ -27,14 +32,17 @@ import (
 //   - a batch that keeps no record is dropped, except that an idempotent
 //     producer's last batch stays as an empty batch (header only,
 //     recordCount 0), as Kafka keeps it: it holds the producer's last
-//     sequence for deduplication after a reload. (cleanGroup also keeps
-//     the last batch of each destination segment this way.)
+//     sequence for deduplication after a reload; so does a marker that is
+//     the last batch of a producer without data batches (it holds the
+//     epoch that fences zombies). (cleanGroup also keeps the last batch of
+//     each destination segment this way.)
 type batchFilter struct {
 	om              *offsetMap
 	end             int64 // records at or beyond it were not mapped
 	now             int64
 	deleteRetention int64
-	producerLast    map[int64]int64 // producer id -> last offset of its last batch
+	producerLast    map[int64]producerTail
+	txns            *cleanedTxns
 
 	recs   []record.Record // scratch: the records of one batch, then the kept ones
 	hashes []keyHash       // scratch: their key hashes
@@ -44,6 +52,27 @@ type batchFilter struct {
 	// has work without any new data.
 	horizon int64
 	stats   *CleanStats
+}
+
+// producerTail is what the cleaner must keep of an active producer (Kafka's
+// LastRecord): the last offset of its last data batch (-1 when no batch is
+// retained, as after a marker bumped its epoch) and its epoch.
+type producerTail struct {
+	lastData int64
+	epoch    int16
+}
+
+// isProducerLast reports whether h is the batch an active producer's state
+// rests on: its last data batch, or with none, a marker of its epoch.
+func (f *batchFilter) isProducerLast(h *record.BatchHeader) bool {
+	t, ok := f.producerLast[h.ProducerID]
+	if !ok || h.ProducerID < 0 {
+		return false
+	}
+	if t.lastData >= 0 {
+		return h.LastOffset() == t.lastData
+	}
+	return h.IsControl() && h.ProducerEpoch == t.epoch
 }
 
 // batchFate is what filter did with a batch.
@@ -68,12 +97,18 @@ func (f *batchFilter) filter(dst, b []byte) ([]byte, batchFate, error) {
 	}
 	f.stats.BatchesRead++
 	f.stats.RecordsRead += int64(h.RecordCount)
-	if h.IsControl() || h.BaseOffset >= f.end {
-		if err := record.VerifyCRC(b); err != nil {
-			return dst, fateDropped, fmt.Errorf("storage: clean: batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
+	if h.BaseOffset >= f.end {
+		return f.copyBatch(dst, b, &h)
+	}
+	if h.IsControl() {
+		return f.filterControl(dst, b, &h)
+	}
+	if f.txns.onData(&h) {
+		if f.isProducerLast(&h) {
+			out, err := appendEmptyBatch(dst, &h)
+			return out, fateEmptied, err
 		}
-		f.stats.RecordsKept += int64(h.RecordCount)
-		return append(dst, b...), fateCopied, nil
+		return dst, fateDropped, nil
 	}
 	_, it, err := record.IterRecords(b, maxDecompressedBatch)
 	if err != nil {
@@ -114,7 +149,7 @@ func (f *batchFilter) filter(dst, b []byte) ([]byte, batchFate, error) {
 	f.recs = kept
 	f.stats.RecordsKept += int64(len(f.recs))
 	if len(f.recs) == 0 {
-		if last, ok := f.producerLast[h.ProducerID]; ok && h.ProducerID >= 0 && last == h.LastOffset() {
+		if f.isProducerLast(&h) {
 			out, err := appendEmptyBatch(dst, &h)
 			return out, fateEmptied, err
 		}
@@ -136,6 +171,62 @@ func (f *batchFilter) filter(dst, b []byte) ([]byte, batchFate, error) {
 		return append(dst, b...), fateCopied, nil
 	}
 	out, err := rebuildBatch(dst, &h, f.recs, horizon, hasHorizon)
+	return out, fateRebuilt, err
+}
+
+// copyBatch writes b as it is, after checking its CRC.
+func (f *batchFilter) copyBatch(dst, b []byte, h *record.BatchHeader) ([]byte, batchFate, error) {
+	if err := record.VerifyCRC(b); err != nil {
+		return dst, fateDropped, fmt.Errorf("storage: clean: batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
+	}
+	f.stats.RecordsKept += int64(h.RecordCount)
+	return append(dst, b...), fateCopied, nil
+}
+
+// filterControl applies the marker rules to control batch b below end:
+// kept while its transaction may still need it, then kept until its delete
+// horizon, then dropped (or emptied when its producer's state rests on it).
+func (f *batchFilter) filterControl(dst, b []byte, h *record.BatchHeader) ([]byte, batchFate, error) {
+	if err := record.VerifyCRC(b); err != nil {
+		return dst, fateDropped, fmt.Errorf("storage: clean: batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
+	}
+	discard, err := f.txns.onControl(h, b)
+	if err != nil || !discard {
+		if err != nil {
+			return dst, fateDropped, err
+		}
+		return f.copyBatch(dst, b, h)
+	}
+	horizon, hasHorizon := h.DeleteHorizon()
+	switch {
+	case h.RecordCount == 0 || hasHorizon && f.now >= horizon:
+		if f.isProducerLast(h) {
+			if h.RecordCount == 0 {
+				return f.copyBatch(dst, b, h)
+			}
+			out, err := appendEmptyBatch(dst, h)
+			return out, fateEmptied, err
+		}
+		return dst, fateDropped, nil
+	case hasHorizon:
+		f.horizon = min(f.horizon, horizon)
+		return f.copyBatch(dst, b, h)
+	}
+	_, it, err := record.IterRecords(b, maxDecompressedBatch)
+	if err != nil {
+		return dst, fateDropped, fmt.Errorf("storage: clean: batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
+	}
+	f.recs = f.recs[:0]
+	for it.Next() {
+		f.recs = append(f.recs, *it.Record())
+	}
+	if err := it.Err(); err != nil {
+		return dst, fateDropped, fmt.Errorf("storage: clean: batch at offset %d: %w: %w", h.BaseOffset, ErrCorruptFile, err)
+	}
+	horizon = satAdd(f.now, f.deleteRetention)
+	f.horizon = min(f.horizon, horizon)
+	f.stats.RecordsKept += int64(len(f.recs))
+	out, err := rebuildBatch(dst, h, f.recs, horizon, true)
 	return out, fateRebuilt, err
 }
 

@@ -100,7 +100,7 @@ func TestCleanerFilterRules(t *testing.T) {
 			}
 			var st CleanStats
 			f := &batchFilter{om: om, end: 14 + 1, now: now, deleteRetention: retention, horizon: noHorizon, stats: &st,
-				producerLast: map[int64]int64{9: 1}}
+				producerLast: map[int64]producerTail{9: {lastData: 1}}, txns: newCleanedTxns(nil)}
 			in := tc.batch(t)
 			inH, _ := record.ParseBatchHeader(in)
 			out, fate, err := f.filter(nil, in)
@@ -175,7 +175,7 @@ func TestCleanerFilterKeepsTimestamps(t *testing.T) {
 			om := newOffsetMap(1<<20, 0.9)
 			om.put([]byte("a"), 100) // both a's are superseded
 			var st CleanStats
-			f := &batchFilter{om: om, end: 50, now: 5000, deleteRetention: 100, horizon: noHorizon, stats: &st}
+			f := &batchFilter{om: om, end: 50, now: 5000, deleteRetention: 100, horizon: noHorizon, stats: &st, txns: newCleanedTxns(nil)}
 			in := batchAt(t, 0, record.CodecLZ4, 1000, tc.recs, tc.opts...)
 			out, fate, err := f.filter(nil, in)
 			if err != nil || fate != fateRebuilt {
@@ -214,7 +214,7 @@ func TestCleanerFilterRecompressesEachCodec(t *testing.T) {
 				om.put([]byte(fmt.Sprintf("k%d", i%20)), 1000+int64(i))
 			}
 			var st CleanStats
-			f := &batchFilter{om: om, end: 5000, now: 1, horizon: noHorizon, stats: &st}
+			f := &batchFilter{om: om, end: 5000, now: 1, horizon: noHorizon, stats: &st, txns: newCleanedTxns(nil)}
 			out, fate, err := f.filter(nil, in)
 			if err != nil || fate != fateRebuilt {
 				t.Fatalf("fate %d, err %v", fate, err)
@@ -245,7 +245,7 @@ func TestCleanerFilterCorruptBatch(t *testing.T) {
 		in := batchAt(t, base, record.CodecNone, 1, []trec{kv("a", "1")})
 		in[len(in)-1] ^= 0xff
 		var st CleanStats
-		f := &batchFilter{om: newOffsetMap(1<<16, 0.9), end: 50, horizon: noHorizon, stats: &st}
+		f := &batchFilter{om: newOffsetMap(1<<16, 0.9), end: 50, horizon: noHorizon, stats: &st, txns: newCleanedTxns(nil)}
 		if _, _, err := f.filter(nil, in); err == nil {
 			t.Fatalf("base %d: corrupt batch accepted", base)
 		}

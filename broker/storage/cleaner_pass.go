@@ -51,7 +51,14 @@ type cleanResult struct {
 type cleanSnapshot struct {
 	segs               []*segment
 	leo, logStart, hwm int64
+	lso                int64 // the last stable offset at hwm (hwm >= 0)
 	gen                uint64
+}
+
+func (l *Log) cleanSnapshotLocked() cleanSnapshot {
+	s := cleanSnapshot{segs: l.segments(), leo: l.leo.Load(), logStart: l.logStart.Load(), hwm: l.highWatermark.Load(), gen: l.truncGen}
+	s.lso = l.LastStableOffset(s.hwm)
+	return s
 }
 
 // beginClean takes a snapshot of the log and registers the pass with the
@@ -64,7 +71,7 @@ func (l *Log) beginClean() (cleanSnapshot, error) {
 		return cleanSnapshot{}, err
 	}
 	l.bg.Add(1)
-	return cleanSnapshot{segs: l.segments(), leo: l.leo.Load(), logStart: l.logStart.Load(), hwm: l.highWatermark.Load(), gen: l.truncGen}, nil
+	return l.cleanSnapshotLocked(), nil
 }
 
 func (l *Log) isClosed() bool {
@@ -84,14 +91,15 @@ func firstDirtyOffset(checkpoint int64, snap *cleanSnapshot) int64 {
 }
 
 // firstUncleanableOffset is where cleaning must stop: the active segment,
-// the high watermark (what consumers may not have read can still be
-// truncated), and with min.compaction.lag.ms the first dirty segment
-// holding a record younger than the lag.
+// the last stable offset (at most the high watermark: what consumers may
+// not have read can still be truncated, and an undecided transaction's
+// records cannot be judged), and with min.compaction.lag.ms the first
+// dirty segment holding a record younger than the lag.
 func firstUncleanableOffset(snap *cleanSnapshot, cfg *LogConfig, firstDirty, now int64) int64 {
 	act := snap.segs[len(snap.segs)-1]
 	off := min(act.base, snap.leo)
 	if snap.hwm >= 0 {
-		off = min(off, snap.hwm)
+		off = min(off, snap.hwm, snap.lso)
 	}
 	if cfg.MinCompactionLagMs > 0 {
 		for i := max(findSegment(snap.segs, firstDirty), 0); i < len(snap.segs)-1; i++ {
@@ -148,10 +156,19 @@ func (l *Log) clean(ctx context.Context, p cleanParams) (cleanResult, error) {
 		}
 	}
 	f := &batchFilter{om: p.om, end: end, now: now, deleteRetention: cfg.DeleteRetentionMs, horizon: math.MaxInt64, stats: st}
-	f.producerLast = map[int64]int64{}
+	f.producerLast = map[int64]producerTail{}
 	for _, ps := range l.producers.Producers() {
-		f.producerLast[ps.ProducerID] = ps.LastOffset()
+		f.producerLast[ps.ProducerID] = producerTail{lastData: ps.LastOffset(), epoch: ps.Epoch}
 	}
+	// One transaction walk over the whole rewritten prefix, so a marker
+	// sees the data of its transaction even in an earlier group.
+	var aborted []AbortedTxn
+	if len(srcs) > 0 {
+		if aborted, err = collectAborted(snap.segs, srcs[0].base, uppers[len(uppers)-1]); err != nil {
+			return res, l.cleanReadError(err)
+		}
+	}
+	f.txns = newCleanedTxns(aborted)
 	for len(srcs) > 0 {
 		if err := l.checkCleanable(ctx); err != nil {
 			return res, err
@@ -178,7 +195,8 @@ func (l *Log) checkCleanable(ctx context.Context) error {
 }
 
 // buildOffsetMap reads the batches of [firstDirty, firstUncleanable) into om
-// (Kafka's buildOffsetMap), skipping control batches. It returns end, the
+// (Kafka's buildOffsetMap), skipping control batches and the batches of
+// aborted transactions. It returns end, the
 // offset below which every batch is mapped: firstUncleanable when all of
 // them fit, the start of a batch that crosses firstUncleanable, or with
 // full set the start of the batch that did not fit the map.
@@ -186,6 +204,13 @@ func (l *Log) buildOffsetMap(ctx context.Context, snap *cleanSnapshot, firstDirt
 	end = firstDirty
 	segs := snap.segs
 	batches := 0
+	// Records of aborted transactions never enter the map: they must not
+	// shadow the committed records of their keys.
+	aborted, err := collectAborted(segs, firstDirty, firstUncleanable)
+	if err != nil {
+		return end, false, l.cleanReadError(err)
+	}
+	txns := newCleanedTxns(aborted)
 	for i := max(findSegment(segs, firstDirty), 0); i < len(segs)-1 && segs[i].base < firstUncleanable; i++ {
 		s := segs[i]
 		size := s.size.Load()
@@ -217,7 +242,13 @@ func (l *Log) buildOffsetMap(ctx context.Context, snap *cleanSnapshot, firstDirt
 					return end, false, err
 				}
 			}
-			if !h.IsControl() {
+			switch {
+			case h.IsControl():
+				if _, err := txns.onControl(&h, b); err != nil {
+					return end, false, l.cleanReadError(err)
+				}
+			case txns.onData(&h):
+			default:
 				stop, err := mapBatch(b, &h, firstDirty, om)
 				if err != nil {
 					return end, false, l.cleanReadError(err)

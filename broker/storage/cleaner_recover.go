@@ -21,8 +21,13 @@ const logSwapExt = logExt + swapSuffix
 // last batch end where the last source segment ended (see batchFilter). So
 // the segments it replaces are exactly those whose base offset lies in
 // [base, next offset of the swap): they are removed, then the swap takes
-// its final name. Index files of a swap are removed, not trusted: the
-// loader rebuilds missing indexes from the log. Every step can be redone,
+// its final name. Offset and time index files of a swap are removed, not
+// trusted: the loader rebuilds missing indexes from the log. Its transaction
+// index is kept (it was synced before the commit, and cannot be rebuilt
+// from the segment alone) and takes its final name after the log. A
+// "<base>.txnindex.swap" without a .log.swap belongs to a swap not yet
+// committed if "<base>.log.cleaned" exists (it is removed), and otherwise
+// to one whose log already has its final name (it is renamed). Every step can be redone,
 // so a crash during this recovery is recovered by the next open.
 func (l *Log) completeSwaps() error {
 	ents, err := os.ReadDir(l.dir)
@@ -30,6 +35,7 @@ func (l *Log) completeSwaps() error {
 		return fmt.Errorf("storage: list %s: %w", l.dir, err)
 	}
 	var swaps, logs []int64
+	txnSwaps := map[int64]bool{}
 	for _, e := range ents {
 		if e.IsDir() {
 			continue
@@ -37,10 +43,23 @@ func (l *Log) completeSwaps() error {
 		name := e.Name()
 		if b, ok := parseOffsetFileName(name, logSwapExt); ok {
 			swaps = append(swaps, b)
+		} else if b, ok := parseOffsetFileName(name, txnIndexExt+swapSuffix); ok {
+			txnSwaps[b] = true
 		} else if b, ok := parseOffsetFileName(name, logExt); ok {
 			logs = append(logs, b)
 		} else if strings.HasSuffix(name, indexExt+swapSuffix) || strings.HasSuffix(name, timeIndexExt+swapSuffix) {
 			l.removeLeftover(filepath.Join(l.dir, name))
+		}
+	}
+	for b := range txnSwaps {
+		if slices.Contains(swaps, b) {
+			continue
+		}
+		path := segmentPath(l.dir, b, txnIndexExt+swapSuffix)
+		if _, err := os.Stat(segmentPath(l.dir, b, logExt+cleanedSuffix)); err == nil {
+			l.removeLeftover(path)
+		} else if err := os.Rename(path, segmentPath(l.dir, b, txnIndexExt)); err != nil {
+			return fmt.Errorf("storage: complete swap of %s: %w", path, err)
 		}
 	}
 	if len(swaps) == 0 {
@@ -70,6 +89,11 @@ func (l *Log) completeSwaps() error {
 		}
 		if err := os.Rename(path, segmentPath(l.dir, base, logExt)); err != nil {
 			return fmt.Errorf("storage: complete swap %s: %w", path, err)
+		}
+		if txnSwaps[base] {
+			if err := os.Rename(segmentPath(l.dir, base, txnIndexExt+swapSuffix), segmentPath(l.dir, base, txnIndexExt)); err != nil {
+				return fmt.Errorf("storage: complete swap of %s: %w", path, err)
+			}
 		}
 		l.logger.Info("storage: completed an interrupted cleaning swap", "segment", segmentPath(l.dir, base, logExt), "next_offset", next)
 	}

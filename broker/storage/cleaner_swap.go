@@ -108,6 +108,10 @@ func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, c
 			return 0, err
 		}
 	}
+	// The retained ABORT markers of this group keep their index entries.
+	if err := dst.txnIdx.append(f.txns.takeKept()); err != nil {
+		return 0, err
+	}
 	if err := w.finish(mtime); err != nil {
 		return 0, err
 	}
@@ -134,14 +138,16 @@ func groupFits(s *segment, upper int64, cfg *LogConfig, base, size, idx, tidx in
 
 // createCleanedSegment makes the empty files <base>.log.cleaned,
 // .index.cleaned and .timeindex.cleaned, replacing any left by an earlier
-// attempt, with indexes preallocated like an active segment's.
+// attempt, with indexes preallocated like an active segment's; a
+// .txnindex.cleaned is created if an aborted transaction is kept.
 func createCleanedSegment(dir string, base int64, cfg *LogConfig, logger *slog.Logger) (*segment, error) {
 	final := segmentPath(dir, base, logExt)
 	s := &segment{base: base, name: final, logPath: final + cleanedSuffix, logger: logger, next: base}
 	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
 	s.rollingTs = noTimestamp
 	idxPath, tidxPath := segmentPath(dir, base, indexExt)+cleanedSuffix, segmentPath(dir, base, timeIndexExt)+cleanedSuffix
-	for _, p := range []string{idxPath, tidxPath} {
+	txnPath := segmentPath(dir, base, txnIndexExt) + cleanedSuffix
+	for _, p := range []string{idxPath, tidxPath, txnPath} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("storage: remove stale %s: %w", p, err)
 		}
@@ -160,6 +166,7 @@ func createCleanedSegment(dir string, base int64, cfg *LogConfig, logger *slog.L
 		f.Close()
 		return nil, err
 	}
+	s.txnIdx = &txnIndex{path: txnPath, name: final, lastOff: -1}
 	if err := s.makeWritable(cfg); err != nil {
 		s.removeFiles()
 		return nil, err
@@ -310,7 +317,7 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 	l.retireSegmentsLocked(g)
 	l.dirDirty = true
 	l.cleanerStage("retired")
-	if !strings.HasSuffix(g[0].logPath, deletedSuffix) || !strings.HasSuffix(g[0].offIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].timeIdx.filePath(), deletedSuffix) {
+	if !strings.HasSuffix(g[0].logPath, deletedSuffix) || !strings.HasSuffix(g[0].offIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].timeIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].txnIdx.path, deletedSuffix) {
 		// The old files still own the final names: renaming over them
 		// would let their pending removal delete the new files. The next
 		// open completes the swap instead.
@@ -324,8 +331,8 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 	return nil
 }
 
-// renameSegmentSuffix renames the three files of s from suffix from to
-// suffix to. logLast orders the .log after the indexes (its rename is the
+// renameSegmentSuffix renames the files of s (the transaction index only if
+// it exists) from suffix from to suffix to. logLast orders the .log after the indexes (its rename is the
 // commit point of a swap); otherwise it goes first.
 func renameSegmentSuffix(s *segment, from, to string, logLast bool) error {
 	renameLog := func() error {
@@ -352,6 +359,13 @@ func renameSegmentSuffix(s *segment, from, to string, logLast bool) error {
 		if err := x.rename(p + to); err != nil {
 			return err
 		}
+	}
+	p, ok := strings.CutSuffix(s.txnIdx.path, from)
+	if !ok {
+		return fmt.Errorf("storage: %s does not end in %q", s.txnIdx.path, from)
+	}
+	if err := s.txnIdx.rename(p + to); err != nil {
+		return err
 	}
 	if logLast {
 		return renameLog()

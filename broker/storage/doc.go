@@ -13,6 +13,7 @@
 //	00000000000000000000.log        batches exactly as written
 //	00000000000000000000.index      offset index
 //	00000000000000000000.timeindex  time index
+//	00000000000000000000.txnindex   aborted transactions (only once one aborts)
 //	00000000000000001234.snapshot   producer state as of offset 1234
 //
 // Transient names: "<name>.deleted" (retired by retention, truncation or
@@ -62,6 +63,26 @@
 // timestamp (or its creation, without timestamps), when either index is full,
 // and when an offset would not fit 31 bits relative to its base.
 //
+// .txnindex: 34-byte entries, version int16 = 0, producerId int64,
+// firstOffset int64, lastOffset int64 (the ABORT marker), lastStableOffset
+// int64, one per transaction aborted by a marker in the segment, in marker
+// order (txn_index.go). It is truncated, renamed and deleted with its
+// segment, rebuilt with the producer state for the segments an unclean open
+// recovers, and rewritten by the cleaner for the markers it keeps.
+//
+// # Transactions
+//
+// A transactional batch opens its producer's transaction; a control batch
+// (COMMIT or ABORT marker, written by the leader for WriteTxnMarkers) ends
+// it. The last stable offset is the first offset of the earliest
+// transaction still open or whose marker is not yet below the high
+// watermark, capped by the high watermark (producer_txn.go); read_committed
+// consumers read below it and drop the records of the aborted transactions
+// the indexes list. The cleaner never cleans at or beyond it, drops the
+// records of aborted transactions, and keeps a marker while its
+// transaction has records and for delete.retention.ms after
+// (cleaner_txn.go).
+//
 // # Checkpoints and metadata
 //
 // Text files written via temp file, fsync, rename and directory fsync:
@@ -97,7 +118,8 @@
 //     offsets, and never start at or beyond the log end offset.
 //   - Producer state equals a replay of the log: after any open or
 //     truncation it is the newest snapshot at or below the point of trust
-//     plus every batch after it.
+//     plus every batch after it; open transactions come back from the
+//     snapshot's current_txn_first_offset.
 //   - Compaction (cleaner.go) never renumbers an offset and never touches
 //     the active segment or offsets at or above the high watermark; a
 //     cleaned segment replaces its sources in one atomic publication, and

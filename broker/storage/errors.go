@@ -23,6 +23,13 @@ var (
 	// ErrUnknownProducerID: a batch with a non-zero first sequence from a
 	// producer the partition has no state for [59].
 	ErrUnknownProducerID = errors.New("storage: unknown producer id")
+	// ErrInvalidTxnState: a non-transactional batch from a producer whose
+	// transaction is still open [48 INVALID_TXN_STATE].
+	ErrInvalidTxnState = errors.New("storage: invalid transaction state")
+	// ErrCoordinatorFenced: a transaction marker whose coordinator epoch is
+	// older than the one the producer's last marker carried
+	// [52 TRANSACTION_COORDINATOR_FENCED].
+	ErrCoordinatorFenced = errors.New("storage: transaction coordinator fenced")
 	// ErrUnexpectedAppendOffset: a follower append whose first batch starts
 	// below the log end offset.
 	ErrUnexpectedAppendOffset = errors.New("storage: follower append starts below the log end offset")

@@ -136,7 +136,13 @@ func (l *Log) Config() LogConfig { return *l.cfg.Load() }
 // whether it changed. Retention then never deletes a segment holding offsets
 // at or above it (Kafka's rule: unreplicated data is not retained away).
 // Until it is called, retention is bounded by the log end offset only.
-func (l *Log) SetHighWatermark(hw int64) bool { return l.highWatermark.Swap(hw) != hw }
+// Transactions whose marker is now below it stop holding the last stable
+// offset back.
+func (l *Log) SetHighWatermark(hw int64) bool {
+	changed := l.highWatermark.Swap(hw) != hw
+	l.producers.onHighWatermark(hw)
+	return changed
+}
 
 // AdvanceHighWatermark raises the high watermark to hw if that is higher,
 // reporting whether it moved. It is one compare-and-swap, so concurrent
@@ -149,6 +155,9 @@ func (l *Log) AdvanceHighWatermark(hw int64) bool {
 			return false
 		}
 		if l.highWatermark.CompareAndSwap(cur, hw) {
+			// Only ever releases transactions below hw, so a concurrent
+			// advancer's lower value arriving later is harmless.
+			l.producers.onHighWatermark(hw)
 			return true
 		}
 	}
@@ -156,6 +165,19 @@ func (l *Log) AdvanceHighWatermark(hw int64) bool {
 
 // HighWatermark is the high watermark last given to the log (-1 if none).
 func (l *Log) HighWatermark() int64 { return l.highWatermark.Load() }
+
+// LastStableOffset is the partition's LSO for high watermark hw (Kafka's
+// Log.lastStableOffset): the first offset of the earliest transaction that
+// is open or whose marker is not yet below the HW, never below the log
+// start offset, and hw when that is lower or there is none. Consumers
+// reading committed data read below it.
+func (l *Log) LastStableOffset(hw int64) int64 {
+	first, ok := l.producers.FirstUnstableOffset()
+	if !ok {
+		return hw
+	}
+	return min(max(first, l.logStart.Load()), hw)
+}
 
 // UpdateConfig applies a new topic configuration to later appends, rolls and
 // retention passes. Index sizes change for segments created from now on.

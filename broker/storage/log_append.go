@@ -21,6 +21,9 @@ type batchMeta struct {
 	pos int // where the batch starts in the buffer
 }
 
+// bytes is the batch within its append buffer b.
+func (m *batchMeta) bytes(b []byte) []byte { return b[m.pos : m.pos+m.h.Size()] }
+
 // AppendAsLeader appends batches (concatenated v2 batches, already validated
 // by the caller) as the partition leader: each batch gets consecutive
 // offsets from the log end offset and partitionLeaderEpoch = leaderEpoch,
@@ -33,22 +36,62 @@ type batchMeta struct {
 // with ErrInvalidProducerEpoch, ErrOutOfOrderSequence or ErrUnknownProducerID.
 //
 // A failed write (ENOSPC...) returns the error with the log unchanged.
+//
+// The batches come from a client (AppendAsLeaderFrom with OriginClient).
 func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, error) {
-	return l.append(batches, leaderEpoch, true)
+	return l.append(batches, leaderEpoch, OriginClient)
+}
+
+// AppendAsLeaderFrom is AppendAsLeader for batches written by origin: a
+// coordinator's batches skip duplicate detection and sequence checks (see
+// AppendOrigin). OriginReplication is not a leader origin and is refused.
+//
+// Transactions: a transactional batch opens its producer's transaction; a
+// marker (control batch) ends it, failing with ErrInvalidProducerEpoch or
+// ErrCoordinatorFenced when stale; an ABORT marker adds an entry to the
+// active segment's transaction index.
+func (l *Log) AppendAsLeaderFrom(batches []byte, leaderEpoch int32, origin AppendOrigin) (AppendInfo, error) {
+	if origin == OriginReplication {
+		return AppendInfo{FirstOffset: -1, LastOffset: -1}, fmt.Errorf("storage: %s: a leader append cannot have the replication origin", l.tp)
+	}
+	return l.append(batches, leaderEpoch, origin)
+}
+
+// AppendEndTxnMarker appends the COMMIT or ABORT marker of producerID's
+// transaction as the leader (Kafka's appendAsLeader of an end-transaction
+// marker with the coordinator origin): one control record whose value
+// carries coordinatorEpoch, stamped with the log's clock, as LogAppendTime
+// when the topic uses it (Kafka's validator stamps every batch so).
+func (l *Log) AppendEndTxnMarker(producerID int64, producerEpoch int16, coordinatorEpoch int32, commit bool, leaderEpoch int32, logAppendTime bool) (AppendInfo, error) {
+	typ := record.ControlAbort
+	if commit {
+		typ = record.ControlCommit
+	}
+	now := l.nowMs()
+	b, err := record.BuildEndTxnMarker(0, producerID, producerEpoch, typ, coordinatorEpoch, now)
+	if err != nil {
+		return AppendInfo{FirstOffset: -1, LastOffset: -1}, fmt.Errorf("storage: %s: %w", l.tp, err)
+	}
+	if logAppendTime {
+		record.SetMaxTimestamp(b, true, now)
+	}
+	return l.append(b, leaderEpoch, OriginCoordinator)
 }
 
 // AppendAsFollower appends batches fetched from the leader, keeping their
 // offsets and epochs. The first batch must not start below the log end
 // offset (it may start above it: compaction leaves gaps) and offsets must
 // increase. Each batch whose epoch is above the latest cached one starts a
-// new leader epoch entry. Producer state is recorded without validation.
+// new leader epoch entry. Producer state and transactions are recorded
+// without validation, so the follower's LSO and transaction index match
+// the leader's.
 func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
-	return l.append(batches, -1, false)
+	return l.append(batches, -1, OriginReplication)
 }
 
-func (l *Log) append(batches []byte, leaderEpoch int32, leader bool) (AppendInfo, error) {
+func (l *Log) append(batches []byte, leaderEpoch int32, origin AppendOrigin) (AppendInfo, error) {
 	l.mu.Lock()
-	info, err := l.appendLocked(batches, leaderEpoch, leader)
+	info, err := l.appendLocked(batches, leaderEpoch, origin)
 	cfg := l.cfg.Load()
 	flush := err == nil && info.NumBatches > 0 && !info.Duplicate &&
 		l.leo.Load()-l.recoveryPoint.Load() >= cfg.FlushMessages
@@ -63,7 +106,8 @@ func (l *Log) append(batches []byte, leaderEpoch int32, leader bool) (AppendInfo
 	return info, err
 }
 
-func (l *Log) appendLocked(b []byte, leaderEpoch int32, leader bool) (AppendInfo, error) {
+func (l *Log) appendLocked(b []byte, leaderEpoch int32, origin AppendOrigin) (AppendInfo, error) {
+	leader := origin != OriginReplication
 	info := AppendInfo{FirstOffset: -1, LastOffset: -1, MaxTimestamp: noTimestamp, OffsetOfMaxTimestamp: -1, LogStartOffset: l.logStart.Load()}
 	if err := l.checkOpenLocked(); err != nil {
 		return info, err
@@ -82,7 +126,7 @@ func (l *Log) appendLocked(b []byte, leaderEpoch int32, leader bool) (AppendInfo
 	leo := l.leo.Load()
 	pa := &l.pstage
 	pa.reset()
-	if leader {
+	if origin == OriginClient {
 		for i := range metas {
 			if dup, ok := l.producers.findDuplicate(&metas[i].h); ok {
 				info.Duplicate = true
@@ -91,12 +135,14 @@ func (l *Log) appendLocked(b []byte, leaderEpoch int32, leader bool) (AppendInfo
 				return info, nil
 			}
 		}
+	}
+	if leader {
 		next := leo
 		for i := range metas {
 			h := &metas[i].h
 			h.BaseOffset, h.PartitionLeaderEpoch = next, leaderEpoch
 			next = h.NextOffset()
-			if err := l.producers.stage(pa, h, true); err != nil {
+			if err := l.producers.stage(pa, h, metas[i].bytes(b), origin); err != nil {
 				return info, fmt.Errorf("storage: %s: append at offset %d: %w", l.tp, h.BaseOffset, err)
 			}
 		}
@@ -118,8 +164,8 @@ func (l *Log) appendLocked(b []byte, leaderEpoch int32, leader bool) (AppendInfo
 				return info, fmt.Errorf("storage: %s: follower batch %d starts at %d, expected at least %d: %w", l.tp, i, h.BaseOffset, prev, sentinel)
 			}
 			prev = h.NextOffset()
-			if err := l.producers.stage(pa, h, false); err != nil {
-				return info, err
+			if err := l.producers.stage(pa, h, metas[i].bytes(b), OriginReplication); err != nil {
+				return info, fmt.Errorf("storage: %s: follower append at offset %d: %w", l.tp, h.BaseOffset, err)
 			}
 		}
 	}
@@ -141,10 +187,25 @@ func (l *Log) appendLocked(b []byte, leaderEpoch int32, leader bool) (AppendInfo
 	if err != nil {
 		return info, err
 	}
-	if err := seg.append(b, last, maxTs, maxTsOff, int64(cfg.IndexIntervalBytes)); err != nil {
+	undoEpochs := func() {
 		if epochsAdded {
 			if terr := l.epochs.TruncateFromEnd(first); terr != nil {
 				l.logger.Error("storage: cannot undo leader epoch of a failed append", "err", terr)
+			}
+		}
+	}
+	// Aborted transactions are indexed before the bytes are written, so a
+	// failure of either leaves both as they were.
+	aborted := l.producers.abortedEntries(pa)
+	if err := seg.txnIdx.append(aborted); err != nil {
+		undoEpochs()
+		return info, err
+	}
+	if err := seg.append(b, last, maxTs, maxTsOff, int64(cfg.IndexIntervalBytes)); err != nil {
+		undoEpochs()
+		if len(aborted) > 0 {
+			if terr := seg.txnIdx.truncateTo(first); terr != nil {
+				l.logger.Error("storage: cannot undo transaction index entries of a failed append", "err", terr)
 			}
 		}
 		return info, err

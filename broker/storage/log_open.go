@@ -24,7 +24,9 @@ import (
 // and offsets are checked, the log is cut at the first bad or torn batch and
 // later segments are removed, and the indexes are rebuilt. The leader epoch
 // cache is then truncated to the log, and the producer state is loaded from
-// the newest usable snapshot and the batches after it.
+// the newest usable snapshot and the batches after it. The transaction
+// indexes of recovered segments, and of any segment whose index fails its
+// sanity check, are rebuilt while the producer state is replayed.
 func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -61,6 +63,7 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 		return nil, err
 	}
 	segs := make([]*segment, 0, len(bases))
+	txnFrom := int64(-1) // base of the first segment whose transaction index is rebuilt
 	fail := func(err error) (*Log, error) {
 		for _, s := range segs {
 			s.close()
@@ -87,6 +90,21 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	} else {
 		if segs, err = l.recoverUnclean(segs, &cfg, opt.RecoveryPoint); err != nil {
 			return fail(err)
+		}
+		txnFrom = segs[max(findSegment(segs, opt.RecoveryPoint), 0)].base
+	}
+	for i, s := range segs {
+		if txnFrom >= 0 && s.base >= txnFrom {
+			break
+		}
+		upper := int64(-1)
+		if i+1 < len(segs) {
+			upper = segs[i+1].base
+		}
+		if err := s.txnIdx.sanityCheck(s.base, upper); err != nil {
+			logger.Warn("storage: rebuilding transaction indexes", "segment", s.logPath, "err", err)
+			txnFrom = s.base
+			break
 		}
 	}
 	act := segs[len(segs)-1]
@@ -128,7 +146,7 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 		snapLimit = min(max(opt.RecoveryPoint, 0), leo)
 	}
 	l.mu.Lock()
-	err = l.rebuildProducerStateLocked(snapLimit)
+	err = l.rebuildProducerStateLocked(snapLimit, txnFrom)
 	l.mu.Unlock()
 	if err != nil {
 		l.closeSegments()

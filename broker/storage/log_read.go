@@ -15,15 +15,48 @@ import (
 // file.delete.delay.ms has passed; truncation (follower only, above the high
 // watermark) may shorten what a region covers.
 func (l *Log) Read(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch bool) (ReadInfo, error) {
+	info, _, err := l.read(startOffset, maxBytes, maxOffset, minOneBatch, false)
+	return info, err
+}
+
+// ReadCommitted is Read for a read_committed consumer (Fetch isolation
+// level 1): maxOffset is the last stable offset, and aborted lists the
+// aborted transactions that overlap the returned batches (Kafka's
+// addAbortedTransactions): those whose marker is at or after startOffset
+// and whose first offset is below upper bound of the data, the offset after
+// the last returned batch (the next segment's base or the log end when the
+// data ends its segment). aborted is nil when no batch is returned.
+func (l *Log) ReadCommitted(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch bool) (info ReadInfo, aborted []AbortedTxn, err error) {
+	info, upper, err := l.read(startOffset, maxBytes, maxOffset, minOneBatch, true)
+	if err != nil || info.Size == 0 {
+		return info, nil, err
+	}
+	aborted, err = l.AbortedTransactions(startOffset, upper)
+	return info, aborted, err
+}
+
+// AbortedTransactions lists the entries of the transaction indexes that
+// overlap [from, upper): a marker at or after from and a first offset
+// below upper. The scan starts in the segment holding from and stops at
+// the first entry whose LSO reaches upper. The result is never nil.
+func (l *Log) AbortedTransactions(from, upper int64) ([]AbortedTxn, error) {
+	return collectAborted(l.segments(), from, upper)
+}
+
+// read is Read; with wantUpper it also returns the upper bound of what it
+// returned: the base offset of the batch after the last one returned, or
+// when the data ends its segment, the next segment's base or the log end
+// (one more header read, so only read_committed fetches pay it).
+func (l *Log) read(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch, wantUpper bool) (ReadInfo, int64, error) {
 	leo := l.leo.Load()
 	ls := l.logStart.Load()
 	info := ReadInfo{FirstOffset: startOffset, LogStartOffset: ls, LogEndOffset: leo}
 	if startOffset < ls || startOffset > leo {
-		return info, fmt.Errorf("storage: %s: offset %d is outside [%d, %d]: %w", l.tp, startOffset, ls, leo, ErrOffsetOutOfRange)
+		return info, -1, fmt.Errorf("storage: %s: offset %d is outside [%d, %d]: %w", l.tp, startOffset, ls, leo, ErrOffsetOutOfRange)
 	}
 	maxOffset = min(maxOffset, leo)
 	if startOffset >= maxOffset {
-		return info, nil
+		return info, -1, nil
 	}
 	segs := l.segments()
 	for i := max(findSegment(segs, startOffset), 0); i < len(segs); i++ {
@@ -34,19 +67,19 @@ func (l *Log) Read(startOffset int64, maxBytes int32, maxOffset int64, minOneBat
 		end := s.size.Load()
 		pos, h, found, err := s.translateOffset(startOffset, end)
 		if err != nil {
-			return info, err
+			return info, -1, err
 		}
 		if !found {
 			continue // startOffset lies in a gap at the end of this segment
 		}
 		if h.LastOffset() >= maxOffset {
-			return info, nil
+			return info, -1, nil
 		}
 		first := int64(h.Size())
 		budget := max(int64(maxBytes), 0)
 		if first > budget {
 			if !minOneBatch {
-				return info, nil
+				return info, -1, nil
 			}
 			budget = first
 		}
@@ -54,9 +87,21 @@ func (l *Log) Read(startOffset int64, maxBytes int32, maxOffset int64, minOneBat
 		info.Regions = []FileRegion{{File: s.log, Position: pos, Size: stop - pos}}
 		info.Size = stop - pos
 		info.FirstOffset = h.BaseOffset
-		return info, nil
+		upper := leo
+		switch {
+		case !wantUpper:
+		case stop < end:
+			next, err := readHeaderAt(s.log, s.name, stop, end)
+			if err != nil {
+				return info, -1, err
+			}
+			upper = next.BaseOffset
+		case i+1 < len(segs):
+			upper = segs[i+1].base
+		}
+		return info, upper, nil
 	}
-	return info, nil
+	return info, -1, nil
 }
 
 // ReadBytes is Read (with minOneBatch) copied into memory, for readers inside

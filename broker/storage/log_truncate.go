@@ -51,7 +51,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	if err := l.epochs.TruncateFromEnd(newEnd); err != nil {
 		errs = append(errs, err)
 	}
-	if err := l.rebuildProducerStateLocked(newEnd); err != nil {
+	if err := l.rebuildProducerStateLocked(newEnd, -1); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -160,18 +160,36 @@ func (l *Log) advanceLogStartLocked(offset int64) error {
 // rebuildProducerStateLocked reloads the producer state: the newest usable
 // snapshot at or below limit, then every batch after it up to the log end.
 // Snapshots beyond the log end describe data that is gone and are removed.
-func (l *Log) rebuildProducerStateLocked(limit int64) error {
+// Ended transactions wait for the high watermark as after any append.
+//
+// With txnFrom >= 0 the transaction indexes of the segments from the one
+// based at txnFrom on are rebuilt too (Kafka recovers them with the
+// segment, from the producer state at its base): they are emptied, the
+// snapshot used is at or below txnFrom, and each abort replayed in them is
+// indexed again.
+func (l *Log) rebuildProducerStateLocked(limit, txnFrom int64) error {
 	leo := l.leo.Load()
 	if err := l.producers.deleteSnapshots(func(o int64) bool { return o > leo }); err != nil {
 		l.logger.Warn("storage: cannot delete stale producer snapshots", "err", err)
+	}
+	segs := l.segments()
+	if txnFrom >= 0 {
+		limit = min(limit, txnFrom)
+		for _, s := range segs {
+			if s.base >= txnFrom {
+				if err := s.txnIdx.reset(); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	from, ok := l.producers.loadLatestSnapshot(min(limit, leo))
 	if !ok {
 		from = l.logStart.Load()
 		l.producers.reset(from)
 	}
-	segs := l.segments()
 	from = max(from, segs[0].base)
+	pa := &l.pstage
 	for i := max(findSegment(segs, from), 0); i < len(segs); i++ {
 		s := segs[i]
 		size := s.size.Load()
@@ -186,9 +204,10 @@ func (l *Log) rebuildProducerStateLocked(limit int64) error {
 			}
 			start = pos
 		}
+		indexing := txnFrom >= 0 && s.base >= txnFrom
 		sc := newBatchScanner(s.log, s.logPath, start, size)
 		for {
-			h, _, _, err := sc.next(false)
+			h, pos, _, err := sc.next(false)
 			if err != nil {
 				if isEOF(err) {
 					break
@@ -198,9 +217,34 @@ func (l *Log) rebuildProducerStateLocked(limit int64) error {
 			if h.BaseOffset >= leo {
 				break
 			}
-			l.producers.replay(&h)
+			if h.ProducerID < 0 {
+				continue
+			}
+			var body []byte
+			if h.IsControl() {
+				// Only a marker's record matters; read it.
+				if body, err = sc.window(pos, int64(h.Size())); err != nil {
+					return fmt.Errorf("storage: %s: replay producer state: %w", l.tp, err)
+				}
+			}
+			pa.reset()
+			if err := l.producers.stage(pa, &h, body, OriginReplication); err != nil {
+				// A marker whose record does not decode: Kafka would fail
+				// the load; skipping it keeps the rest of the log usable.
+				l.logger.Warn("storage: skipping undecodable batch in producer state replay", "offset", h.BaseOffset, "err", err)
+				continue
+			}
+			if indexing {
+				if err := s.txnIdx.append(l.producers.abortedEntries(pa)); err != nil {
+					return err
+				}
+			}
+			l.producers.commit(pa, h.NextOffset())
 		}
 	}
 	l.producers.setMapEnd(leo)
+	if hw := l.highWatermark.Load(); hw >= 0 {
+		l.producers.onHighWatermark(hw)
+	}
 	return nil
 }

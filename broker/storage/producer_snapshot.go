@@ -163,7 +163,8 @@ func (m *ProducerStateManager) takeSnapshot(offset int64) error {
 }
 
 // loadLatestSnapshot replaces the state with the newest readable snapshot at
-// or below limit and returns its offset. Unreadable snapshots are deleted
+// or below limit and returns its offset; the open transactions are those of
+// its entries with a current transaction. Unreadable snapshots are deleted
 // and the next older one is tried, as Kafka does. ok is false when none is
 // usable; the state is then empty.
 func (m *ProducerStateManager) loadLatestSnapshot(limit int64) (offset int64, ok bool) {
@@ -186,8 +187,14 @@ func (m *ProducerStateManager) loadLatestSnapshot(limit int64) (offset int64, ok
 		}
 		m.mu.Lock()
 		m.producers = make(map[int64]*ProducerState, len(states))
+		m.txns = txnSet{}
 		for j := range states {
 			m.producers[states[j].ProducerID] = &states[j]
+			// An open transaction is open again (Kafka's
+			// loadProducerEntry), so the LSO stays before it.
+			if first := states[j].CurrentTxnFirstOffset; first >= 0 {
+				m.txns.begin(states[j].ProducerID, first)
+			}
 		}
 		m.mapEnd = offs[i]
 		m.mu.Unlock()

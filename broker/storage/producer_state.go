@@ -59,20 +59,36 @@ func newProducerState(pid int64) ProducerState {
 	return ProducerState{ProducerID: pid, Epoch: noProducerEpoch, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1, LastTimestamp: noTimestamp}
 }
 
-// apply records batch h (offsets already final) without any check: the
-// follower and replay path, and the second half of a validated leader append.
-func (p *ProducerState) apply(h *record.BatchHeader) {
-	if h.ProducerEpoch != p.Epoch {
-		p.Epoch = h.ProducerEpoch
-		p.Batches = p.Batches[:0]
-	}
+// AppendOrigin is who is appending, which decides the producer checks
+// (Kafka's AppendOrigin).
+type AppendOrigin int8
+
+const (
+	// OriginClient: a Produce request. Duplicates are detected, epochs and
+	// sequences checked, and an open transaction may only get
+	// transactional batches.
+	OriginClient AppendOrigin = iota
+	// OriginCoordinator: a broker coordinator (the group coordinator's
+	// transactional offset commits, WriteTxnMarkers). Epochs are checked,
+	// sequences are not (Kafka writes those batches with sequence 0 each
+	// time), and markers are fenced by coordinator epoch.
+	OriginCoordinator
+	// OriginReplication: a follower copying the leader. Nothing is
+	// checked; the state follows the log.
+	OriginReplication
+)
+
+// txnMarker is the decoded record of an end-transaction control batch.
+type txnMarker struct {
+	abort            bool
+	coordinatorEpoch int32
+}
+
+// applyData records data batch h (offsets already final) without checks:
+// epoch, dedup window, timestamp. Transaction bookkeeping is the caller's.
+func (p *ProducerState) applyData(h *record.BatchHeader) {
+	p.maybeUpdateEpoch(h.ProducerEpoch)
 	p.LastTimestamp = h.MaxTimestamp
-	if h.IsControl() {
-		// An end-transaction marker closes the transaction; transactions
-		// are not otherwise implemented.
-		p.CurrentTxnFirstOffset = -1
-		return
-	}
 	if len(p.Batches) == producerBatchesToRetain {
 		copy(p.Batches, p.Batches[1:])
 		p.Batches = p.Batches[:producerBatchesToRetain-1]
@@ -82,8 +98,14 @@ func (p *ProducerState) apply(h *record.BatchHeader) {
 		FirstOffset: h.BaseOffset, LastOffset: h.LastOffset(),
 		Timestamp: h.MaxTimestamp,
 	})
-	if h.IsTransactional() && p.CurrentTxnFirstOffset < 0 {
-		p.CurrentTxnFirstOffset = h.BaseOffset
+}
+
+// maybeUpdateEpoch moves to epoch, forgetting the dedup window of the old
+// one (Kafka's maybeUpdateProducerEpoch).
+func (p *ProducerState) maybeUpdateEpoch(epoch int16) {
+	if epoch != p.Epoch {
+		p.Epoch = epoch
+		p.Batches = p.Batches[:0]
 	}
 }
 
@@ -91,11 +113,8 @@ func (p *ProducerState) apply(h *record.BatchHeader) {
 // against the state as it stands (including earlier batches of the same
 // append): epoch fencing, then sequence continuity.
 func (p *ProducerState) validate(h *record.BatchHeader) error {
-	if h.ProducerEpoch < p.Epoch {
-		return fmt.Errorf("storage: producer %d: epoch %d is older than the current %d: %w", h.ProducerID, h.ProducerEpoch, p.Epoch, ErrInvalidProducerEpoch)
-	}
-	if h.IsControl() {
-		return nil
+	if err := p.checkEpoch(h); err != nil {
+		return err
 	}
 	first := h.BaseSequence
 	if h.ProducerEpoch != p.Epoch {
@@ -117,16 +136,25 @@ func (p *ProducerState) validate(h *record.BatchHeader) error {
 	return fmt.Errorf("storage: producer %d epoch %d: sequence %d does not follow %d: %w", h.ProducerID, h.ProducerEpoch, first, last, ErrOutOfOrderSequence)
 }
 
-// ProducerStateManager tracks idempotent producers of one partition (Kafka's
-// ProducerStateManager) and their snapshots in the partition directory. The
-// Log mutates it under its own lock; the read methods are safe for
-// concurrent use.
+func (p *ProducerState) checkEpoch(h *record.BatchHeader) error {
+	if h.ProducerEpoch < p.Epoch {
+		return fmt.Errorf("storage: producer %d: epoch %d is older than the current %d: %w", h.ProducerID, h.ProducerEpoch, p.Epoch, ErrInvalidProducerEpoch)
+	}
+	return nil
+}
+
+// ProducerStateManager tracks idempotent and transactional producers of one
+// partition and their transactions (Kafka's ProducerStateManager, see
+// producer_txn.go), and their snapshots in the partition directory. The Log
+// mutates it under its own lock; the read methods are safe for concurrent
+// use.
 type ProducerStateManager struct {
 	dir    string
 	logger *slog.Logger
 
 	mu        sync.RWMutex
 	producers map[int64]*ProducerState
+	txns      txnSet
 	mapEnd    int64 // the state reflects every batch below this offset
 }
 
@@ -176,10 +204,14 @@ func (m *ProducerStateManager) MapEndOffset() int64 {
 // all-or-nothing once the bytes are on disk. A handful of producers per
 // append at most, so a slice beats a map.
 type producerAppend struct {
-	updates []ProducerState
+	updates   []ProducerState
+	started   []txnMeta      // transactions the append begins, in log order
+	completed []CompletedTxn // transactions its markers end, in log order
 }
 
-func (a *producerAppend) reset() { a.updates = a.updates[:0] }
+func (a *producerAppend) reset() {
+	a.updates, a.started, a.completed = a.updates[:0], a.started[:0], a.completed[:0]
+}
 
 // stateFor returns the staged state of pid, seeding it from the committed one.
 func (m *ProducerStateManager) stateFor(a *producerAppend, pid int64) *ProducerState {
@@ -201,8 +233,9 @@ func (m *ProducerStateManager) stateFor(a *producerAppend, pid int64) *ProducerS
 	return &a.updates[len(a.updates)-1]
 }
 
-// findDuplicate reports whether h repeats one of the last batches retained
-// for its producer (same epoch, same first and last sequence).
+// findDuplicate reports whether client batch h repeats one of the last
+// batches retained for its producer (same epoch, same first and last
+// sequence).
 func (m *ProducerStateManager) findDuplicate(h *record.BatchHeader) (ProducerBatch, bool) {
 	if h.ProducerID < 0 || h.IsControl() {
 		return ProducerBatch{}, false
@@ -222,39 +255,65 @@ func (m *ProducerStateManager) findDuplicate(h *record.BatchHeader) (ProducerBat
 	return ProducerBatch{}, false
 }
 
-// stage validates (leader) and records batch h into a.
-func (m *ProducerStateManager) stage(a *producerAppend, h *record.BatchHeader, validate bool) error {
+// stage checks batch h (whole bytes b) as origin requires and records it
+// into a: a client batch must have a current epoch and the next sequence, a
+// coordinator batch a current epoch; neither may be non-transactional while
+// its producer has a transaction open (ErrInvalidTxnState). Markers go
+// through stageMarker.
+func (m *ProducerStateManager) stage(a *producerAppend, h *record.BatchHeader, b []byte, origin AppendOrigin) error {
 	if h.ProducerID < 0 {
 		return nil
 	}
+	if h.IsControl() {
+		mk, ok, err := readMarker(h, b)
+		if err != nil || !ok {
+			return err
+		}
+		return m.stageMarker(a, h, mk, origin)
+	}
 	st := m.stateFor(a, h.ProducerID)
-	if validate {
+	switch origin {
+	case OriginClient:
 		if err := st.validate(h); err != nil {
 			return err
 		}
+	case OriginCoordinator:
+		if err := st.checkEpoch(h); err != nil {
+			return err
+		}
 	}
-	st.apply(h)
+	if origin != OriginReplication && st.CurrentTxnFirstOffset >= 0 && !h.IsTransactional() {
+		return fmt.Errorf("storage: producer %d: non-transactional batch while its transaction from offset %d is open: %w", h.ProducerID, st.CurrentTxnFirstOffset, ErrInvalidTxnState)
+	}
+	st.applyData(h)
+	if h.IsTransactional() && st.CurrentTxnFirstOffset < 0 {
+		st.CurrentTxnFirstOffset = h.BaseOffset
+		a.started = append(a.started, txnMeta{pid: h.ProducerID, first: h.BaseOffset, last: -1})
+	}
 	return nil
 }
 
-// commit publishes the staged updates; the state now covers offsets below
-// mapEnd.
+// commit publishes the staged updates and transactions; the state now
+// covers offsets below mapEnd.
 func (m *ProducerStateManager) commit(a *producerAppend, mapEnd int64) {
 	m.mu.Lock()
 	for i := range a.updates {
 		st := a.updates[i].clone()
 		m.producers[st.ProducerID] = &st
 	}
+	m.txns.apply(a, nil)
 	if mapEnd > m.mapEnd {
 		m.mapEnd = mapEnd
 	}
 	m.mu.Unlock()
 }
 
-// reset forgets every producer; the state then starts at mapEnd.
+// reset forgets every producer and transaction; the state then starts at
+// mapEnd.
 func (m *ProducerStateManager) reset(mapEnd int64) {
 	m.mu.Lock()
 	m.producers = map[int64]*ProducerState{}
+	m.txns = txnSet{}
 	m.mapEnd = mapEnd
 	m.mu.Unlock()
 }
@@ -262,22 +321,5 @@ func (m *ProducerStateManager) reset(mapEnd int64) {
 func (m *ProducerStateManager) setMapEnd(off int64) {
 	m.mu.Lock()
 	m.mapEnd = off
-	m.mu.Unlock()
-}
-
-// replay applies one batch from the log to the committed state directly
-// (loading and truncation), without staging or validation.
-func (m *ProducerStateManager) replay(h *record.BatchHeader) {
-	if h.ProducerID < 0 {
-		return
-	}
-	m.mu.Lock()
-	p, ok := m.producers[h.ProducerID]
-	if !ok {
-		st := newProducerState(h.ProducerID)
-		p = &st
-		m.producers[h.ProducerID] = p
-	}
-	p.apply(h)
 	m.mu.Unlock()
 }

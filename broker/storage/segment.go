@@ -15,8 +15,9 @@ import (
 	"kafgo/broker/record"
 )
 
-// segment is one .log file with its .index and .timeindex. Only the active
-// (last) segment of a log is appended to.
+// segment is one .log file with its .index, .timeindex and, once a
+// transaction aborted in it, .txnindex. Only the active (last) segment of a
+// log is appended to.
 //
 // Concurrency: the Log's mutex serialises every mutation. Readers never take
 // it; they read at most size bytes, and size is stored only after the bytes
@@ -29,6 +30,7 @@ type segment struct {
 	log     *os.File
 	offIdx  *offsetIndex
 	timeIdx *timeIndex
+	txnIdx  *txnIndex
 	logger  *slog.Logger
 
 	size    atomic.Int64 // published length: whole batches only
@@ -62,7 +64,7 @@ func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *
 	if st, err := os.Stat(logPath); err == nil && st.Size() > 0 {
 		return nil, fmt.Errorf("storage: create segment %s: a non-empty file exists", logPath)
 	}
-	for _, ext := range []string{indexExt, timeIndexExt} {
+	for _, ext := range []string{indexExt, timeIndexExt, txnIndexExt} {
 		if err := os.Remove(segmentPath(dir, base, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("storage: remove stale %s: %w", segmentPath(dir, base, ext), err)
 		}
@@ -83,8 +85,9 @@ func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *
 	return s, nil
 }
 
-// openSegmentFiles opens (creating if needed) the three files of a segment.
-// The indexes are not validated here; the loader decides.
+// openSegmentFiles opens (creating if needed) the three files of a segment,
+// and its transaction index if it has one. The indexes are not validated
+// here; the loader decides.
 func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, error) {
 	s := &segment{base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
 	s.name = s.logPath
@@ -121,6 +124,12 @@ func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, er
 		return nil, err
 	}
 	s.indexBadLength = bad1 || bad2
+	if s.txnIdx, err = openTxnIndex(segmentPath(dir, base, txnIndexExt)); err != nil {
+		s.timeIdx.close()
+		s.offIdx.close()
+		f.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -323,6 +332,9 @@ func (s *segment) flush() error {
 	if err := s.offIdx.sync(); err != nil {
 		return err
 	}
+	if err := s.txnIdx.sync(); err != nil {
+		return err
+	}
 	return s.timeIdx.sync()
 }
 
@@ -337,6 +349,9 @@ func (s *segment) renameSuffix(suffix string) error {
 	if err := s.offIdx.rename(s.offIdx.filePath() + suffix); err != nil {
 		return err
 	}
+	if err := s.txnIdx.rename(s.txnIdx.path + suffix); err != nil {
+		return err
+	}
 	return s.timeIdx.rename(s.timeIdx.filePath() + suffix)
 }
 
@@ -347,6 +362,11 @@ func (s *segment) stripSuffix(suffix string) error {
 			if err := x.rename(p); err != nil {
 				return err
 			}
+		}
+	}
+	if p, ok := strings.CutSuffix(s.txnIdx.path, suffix); ok {
+		if err := s.txnIdx.rename(p); err != nil {
+			return err
 		}
 	}
 	if p, ok := strings.CutSuffix(s.logPath, suffix); ok {
@@ -367,6 +387,9 @@ func (s *segment) removeFiles() error {
 			errs = append(errs, fmt.Errorf("storage: remove %s: %w", p, err))
 		}
 	}
+	if err := s.txnIdx.remove(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(append(errs, cerr)...)
 }
 
@@ -376,6 +399,9 @@ func (s *segment) close() error {
 		errs = append(errs, err)
 	}
 	if err := s.timeIdx.close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.txnIdx.close(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.log.Close(); err != nil && !errors.Is(err, os.ErrClosed) {

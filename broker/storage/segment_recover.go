@@ -198,6 +198,9 @@ func (s *segment) truncateTo(offset int64, cfg *LogConfig, nowMs int64) (int64, 
 	}
 	s.offIdx.truncateTo(newNext)
 	s.timeIdx.truncateTo(newNext)
+	if err := s.txnIdx.truncateTo(newNext); err != nil {
+		return 0, err
+	}
 	if err := s.makeWritable(cfg); err != nil {
 		return 0, err
 	}
