@@ -158,7 +158,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), offsetsLog(b.replicas), b.cache)
+	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.onBroker = b.reloadBrokerConfig
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))

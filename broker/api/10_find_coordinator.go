@@ -87,7 +87,7 @@ func (s *Server) findCoordinator(key string, keyType int8, listener string) kmsg
 // coordinator compresses its own batches with offsets.topic.compression.codec,
 // so the topic keeps what it is given (compression.type=producer).
 func (s *Server) createOffsetsTopic() {
-	done, ok := s.d.Groups.BeginTopicCreation()
+	done, ok := s.d.Groups.Placement().BeginTopicCreation()
 	if !ok {
 		return // another request is creating it
 	}

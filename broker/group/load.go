@@ -1,21 +1,11 @@
 package group
 
 import (
-	"fmt"
 	"time"
 
+	"kafgo/broker/coordlog"
 	"kafgo/broker/group/offsetsrec"
-	"kafgo/broker/record"
 )
-
-// maxDecompressedBatch bounds one decompressed __consumer_offsets batch
-// during a load; the coordinator writes small batches, so only a corrupt
-// or hostile one comes near it.
-const maxDecompressedBatch = 64 << 20
-
-// loadRetry is how long a load waits after a read failure before trying
-// again (while still leader).
-const loadRetry = time.Second
 
 // replay is what a partition's log says: the last value of every key.
 type replay struct {
@@ -27,8 +17,8 @@ func newReplay() *replay {
 	return &replay{offsets: map[string]map[TopicPartition]offsetEntry{}, groups: map[string]*offsetsrec.GroupValue{}}
 }
 
-// apply folds one record in: later records win, tombstones delete.
-func (r *replay) apply(logOffset int64, key, value []byte) error {
+// Record folds one record in: later records win, tombstones delete.
+func (r *replay) Record(_ coordlog.BatchInfo, logOffset int64, key, value []byte) error {
 	rec, err := offsetsrec.Decode(key, value)
 	if err != nil {
 		return err
@@ -63,88 +53,14 @@ func (r *replay) apply(logOffset int64, key, value []byte) error {
 	return nil
 }
 
-// readAll replays a partition from its log start to the log end offset as
-// of the start of the load. It stops early (false) when the shard is
-// aborted.
-func (c *Coordinator) readAll(sh *shard) (*replay, bool) {
-	for {
-		r, err := c.tryReadAll(sh)
-		if err == nil {
-			return r, true
-		}
-		c.logger.Error("loading group metadata failed; retrying", "partition", sh.partition, "err", err)
-		select {
-		case <-sh.abort:
-			return nil, false
-		case <-time.After(loadRetry):
-		}
-	}
-}
-
-func (c *Coordinator) tryReadAll(sh *shard) (*replay, error) {
-	start, end, err := c.log.Bounds(sh.partition)
-	if err != nil {
-		return nil, err
-	}
-	r := newReplay()
-	for pos := start; pos < end; {
-		select {
-		case <-sh.abort:
-			return r, nil
-		default:
-		}
-		buf, err := c.log.Read(sh.partition, pos, c.cfg.LoadBufferSize, end)
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == 0 {
-			break // nothing below end from pos on (a gap left by compaction)
-		}
-		from := pos
-		it := record.NewBatchIter(buf)
-		for it.Next() {
-			h := it.Header()
-			next := h.NextOffset()
-			if h.IsControl() || next <= pos {
-				pos = max(pos, next)
-				continue
-			}
-			b, err := record.ParseBatch(it.Raw(), maxDecompressedBatch)
-			if err != nil {
-				// A torn tail never reaches here (the log recovered it);
-				// a bad batch is skipped rather than blocking the group
-				// coordinator for good.
-				c.logger.Error("skipping unreadable __consumer_offsets batch", "partition", sh.partition, "offset", h.BaseOffset, "err", err)
-				pos = next
-				continue
-			}
-			for i := range b.Records {
-				rec := &b.Records[i]
-				off := h.OffsetOf(rec)
-				if off < pos || rec.Key == nil {
-					continue
-				}
-				if err := r.apply(off, rec.Key, rec.Value); err != nil {
-					c.logger.Warn("skipping undecodable __consumer_offsets record", "partition", sh.partition, "offset", off, "err", err)
-				}
-			}
-			pos = next
-		}
-		if err := it.Err(); err != nil {
-			return nil, fmt.Errorf("group: reading __consumer_offsets-%d at %d: %w", sh.partition, pos, err)
-		}
-		if pos == from {
-			return nil, fmt.Errorf("group: reading __consumer_offsets-%d: no progress at offset %d", sh.partition, pos)
-		}
-	}
-	return r, nil
-}
+// Marker is a transaction marker; no offsets are transactional yet.
+func (r *replay) Marker(coordlog.BatchInfo, bool) {}
 
 // loadShard builds the shard's groups from its log and makes it active,
 // unless leadership moved on meanwhile.
 func (c *Coordinator) loadShard(sh *shard) {
 	began := time.Now()
-	r, ok := c.readAll(sh)
+	r, ok := coordlog.Load(c.replayer(), sh.partition, sh.abort, newReplay)
 	if !ok {
 		return
 	}
@@ -198,6 +114,10 @@ func isClosed(ch chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+func (c *Coordinator) replayer() coordlog.Replayer {
+	return coordlog.Replayer{Log: c.log, Topic: OffsetsTopic, BufSize: c.cfg.LoadBufferSize, Logger: c.logger}
 }
 
 // groupFromRecord rebuilds a group from its last metadata record: with

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/coordlog"
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
 	"kafgo/internal/testwait"
@@ -160,8 +161,8 @@ func TestLoadOldVersions(t *testing.T) {
 
 func TestLoadingAndNotCoordinator(t *testing.T) {
 	// "g" hashes to 103, on partition 1 of 2; "h" (104) on partition 0.
-	p, other := PartitionFor("g", 2), "h"
-	if p != 1 || PartitionFor(other, 2) != 0 {
+	p, other := coordlog.PartitionFor("g", 2), "h"
+	if p != 1 || coordlog.PartitionFor(other, 2) != 0 {
 		t.Fatal("test groups must be on different partitions")
 	}
 	l := newFakeLog()
@@ -199,7 +200,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	close(l.readHold)
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
-		var err error
+		var err *kerr.Error // not error: a nil *kerr.Error in an error is non-nil
 		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}})
 		return err == nil, fmt.Sprint(err)
 	})
