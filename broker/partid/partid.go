@@ -5,6 +5,7 @@
 package partid
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,4 +43,12 @@ func ParseDir(name string) (TopicPartition, error) {
 		return TopicPartition{}, fmt.Errorf("directory %q: %w", name, err)
 	}
 	return TopicPartition{Topic: topic, Partition: int32(p)}, nil
+}
+
+// Compare orders partitions by topic, then partition number.
+func Compare(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
 }
