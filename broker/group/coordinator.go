@@ -21,6 +21,12 @@ type shard struct {
 	loading   bool
 	abort     chan struct{} // closed when leadership is lost
 	groups    map[string]*group
+	// markers are transaction markers that landed while the shard
+	// loaded, applied once it is loaded (guarded by the coordinator's mu).
+	markers []txnMarker
+	// seqMu serialises transactional offset appends, which read their
+	// producer's sequence from the log before they append.
+	seqMu sync.Mutex
 }
 
 // Coordinator is the group coordinator of one broker (Kafka's

@@ -3,6 +3,7 @@ package group
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -98,10 +99,46 @@ type fakeLog struct {
 	hold      chan struct{}
 	// readHold, when set, makes reads block until it is closed.
 	readHold chan struct{}
+	// producers is each partition's producer state, checked as a
+	// partition leader checks idempotent batches: a new epoch starts at
+	// sequence 0, the same epoch continues the last sequence.
+	producers map[int32]map[int64]fakeProducer
+}
+
+type fakeProducer struct {
+	epoch   int16
+	lastSeq int32
 }
 
 func newFakeLog() *fakeLog {
-	return &fakeLog{batches: map[int32][][]byte{}, leo: map[int32]int64{}}
+	return &fakeLog{batches: map[int32][][]byte{}, leo: map[int32]int64{}, producers: map[int32]map[int64]fakeProducer{}}
+}
+
+func (l *fakeLog) ProducerSequence(p int32, pid int64) (int16, int32, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st, ok := l.producers[p][pid]
+	return st.epoch, st.lastSeq, ok
+}
+
+// appendMarker writes a transaction marker as a partition leader does.
+func (l *fakeLog) appendMarker(p int32, pid int64, epoch int16, commit bool) {
+	b := record.NewBuilder(0, record.CodecNone)
+	b.SetProducer(pid, epoch, -1)
+	b.SetTransactional(true)
+	b.SetControl(true)
+	typ := record.ControlAbort
+	if commit {
+		typ = record.ControlCommit
+	}
+	b.Append(0, record.ControlKey{Type: typ}.AppendTo(nil), []byte{0, 0, 0, 0, 0, 1}, nil)
+	batch, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	if _, err := l.Append(p, -1, batch); err != nil {
+		panic(err)
+	}
 }
 
 func (l *fakeLog) Append(p int32, acks int16, batch []byte) (AppendResult, error) {
@@ -113,6 +150,16 @@ func (l *fakeLog) Append(p int32, acks int16, batch []byte) (AppendResult, error
 	h, err := record.ParseBatchHeader(batch)
 	if err != nil {
 		return AppendResult{}, err
+	}
+	if h.ProducerID >= 0 && !h.IsControl() {
+		st, ok := l.producers[p][h.ProducerID]
+		if ok && st.epoch == h.ProducerEpoch && h.BaseSequence != st.lastSeq+1 || (!ok || st.epoch != h.ProducerEpoch) && h.BaseSequence != 0 {
+			return AppendResult{}, fmt.Errorf("producer %d epoch %d: sequence %d after %+v: %w", h.ProducerID, h.ProducerEpoch, h.BaseSequence, st, kerr.OutOfOrderSequenceNumber)
+		}
+		if l.producers[p] == nil {
+			l.producers[p] = map[int64]fakeProducer{}
+		}
+		l.producers[p][h.ProducerID] = fakeProducer{epoch: h.ProducerEpoch, lastSeq: h.LastSequence()}
 	}
 	b := slices.Clone(batch)
 	base := l.leo[p]
@@ -171,6 +218,9 @@ func (l *fakeLog) records(t *testing.T, p int32) []offsetsrec.Record {
 		batch, err := record.ParseBatch(b, 1<<20)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if batch.IsControl() {
+			continue
 		}
 		for _, r := range batch.Records {
 			rec, err := offsetsrec.Decode(r.Key, r.Value)
@@ -392,7 +442,7 @@ func off(topic string, p int32, o int64) CommitOffset {
 
 func (e *env) fetched(group string, tps ...TopicPartition) map[TopicPartition]int64 {
 	e.t.Helper()
-	res, err := e.c.FetchOffsets(group, tps)
+	res, err := e.c.FetchOffsets(group, tps, false)
 	if err != nil {
 		e.t.Fatalf("fetch offsets: %v", err)
 	}

@@ -11,19 +11,44 @@ import (
 type replay struct {
 	offsets map[string]map[TopicPartition]offsetEntry
 	groups  map[string]*offsetsrec.GroupValue
+	// pendingTxn holds transactional offset commits by producer id, then
+	// group, until that producer's COMMIT marker (which moves them into
+	// offsets) or ABORT marker (which drops them); what is left at the
+	// end is still pending on an open transaction.
+	pendingTxn map[int64]map[string]map[TopicPartition]offsetEntry
 }
 
 func newReplay() *replay {
-	return &replay{offsets: map[string]map[TopicPartition]offsetEntry{}, groups: map[string]*offsetsrec.GroupValue{}}
+	return &replay{offsets: map[string]map[TopicPartition]offsetEntry{}, groups: map[string]*offsetsrec.GroupValue{},
+		pendingTxn: map[int64]map[string]map[TopicPartition]offsetEntry{}}
 }
 
 // Record folds one record in: later records win, tombstones delete.
-func (r *replay) Record(_ coordlog.BatchInfo, logOffset int64, key, value []byte) error {
+func (r *replay) Record(b coordlog.BatchInfo, logOffset int64, key, value []byte) error {
 	rec, err := offsetsrec.Decode(key, value)
 	if err != nil {
 		return err
 	}
 	k := rec.Key
+	if k.IsOffset() && b.Transactional {
+		tp := TopicPartition{Topic: k.Topic, Partition: k.Partition}
+		byGroup := r.pendingTxn[b.ProducerID]
+		if byGroup == nil {
+			byGroup = map[string]map[TopicPartition]offsetEntry{}
+			r.pendingTxn[b.ProducerID] = byGroup
+		}
+		m := byGroup[k.Group]
+		if m == nil {
+			m = map[TopicPartition]offsetEntry{}
+			byGroup[k.Group] = m
+		}
+		if rec.Tombstone {
+			delete(m, tp)
+			return nil
+		}
+		m[tp] = entryOf(rec.Offset, logOffset)
+		return nil
+	}
 	if k.IsOffset() {
 		tp := TopicPartition{Topic: k.Topic, Partition: k.Partition}
 		if rec.Tombstone {
@@ -40,9 +65,7 @@ func (r *replay) Record(_ coordlog.BatchInfo, logOffset int64, key, value []byte
 			m = map[TopicPartition]offsetEntry{}
 			r.offsets[k.Group] = m
 		}
-		v := rec.Offset
-		m[tp] = offsetEntry{offset: v.Offset, leaderEpoch: v.LeaderEpoch, metadata: v.Metadata,
-			commitTime: v.CommitTimestamp, expireTime: v.ExpireTimestamp, logOffset: logOffset}
+		m[tp] = entryOf(rec.Offset, logOffset)
 		return nil
 	}
 	if rec.Tombstone {
@@ -53,8 +76,32 @@ func (r *replay) Record(_ coordlog.BatchInfo, logOffset int64, key, value []byte
 	return nil
 }
 
-// Marker is a transaction marker; no offsets are transactional yet.
-func (r *replay) Marker(coordlog.BatchInfo, bool) {}
+func entryOf(v *offsetsrec.OffsetValue, logOffset int64) offsetEntry {
+	return offsetEntry{offset: v.Offset, leaderEpoch: v.LeaderEpoch, metadata: v.Metadata,
+		commitTime: v.CommitTimestamp, expireTime: v.ExpireTimestamp, logOffset: logOffset}
+}
+
+// Marker ends the producer's open transaction: on COMMIT its offsets
+// become committed unless a later plain commit is already there.
+func (r *replay) Marker(b coordlog.BatchInfo, commit bool) {
+	byGroup := r.pendingTxn[b.ProducerID]
+	delete(r.pendingTxn, b.ProducerID)
+	if !commit {
+		return
+	}
+	for g, pend := range byGroup {
+		m := r.offsets[g]
+		for tp, e := range pend {
+			if m == nil {
+				m = map[TopicPartition]offsetEntry{}
+				r.offsets[g] = m
+			}
+			if cur, ok := m[tp]; !ok || cur.logOffset < e.logOffset {
+				m[tp] = e
+			}
+		}
+	}
+}
 
 // loadShard builds the shard's groups from its log and makes it active,
 // unless leadership moved on meanwhile.
@@ -80,6 +127,24 @@ func (c *Coordinator) loadShard(sh *shard) {
 		}
 		g.offsets = offs
 	}
+	for pid, byGroup := range r.pendingTxn {
+		for id, pend := range byGroup {
+			if len(pend) == 0 {
+				continue
+			}
+			g := groups[id]
+			if g == nil {
+				g = newGroup(id, sh.partition, sh, now)
+				g.stateTime = -1
+				groups[id] = g
+			}
+			m := map[TopicPartition]*txnOffset{}
+			for tp, e := range pend {
+				m[tp] = &txnOffset{entry: e, appended: true}
+			}
+			g.pendingTxn[pid] = m
+		}
+	}
 	// Members of loaded Stable groups get one session to find us; their
 	// clocks start before anyone can see the group.
 	for _, g := range groups {
@@ -90,15 +155,35 @@ func (c *Coordinator) loadShard(sh *shard) {
 		g.mu.Unlock()
 	}
 	c.mu.Lock()
-	if c.shards[sh.partition] != sh || isClosed(sh.abort) {
-		c.mu.Unlock()
-		for _, g := range groups {
-			g.mu.Lock()
-			g.transition(Dead, now)
-			c.stopGroupTimers(g)
-			g.mu.Unlock()
+	for {
+		if c.shards[sh.partition] != sh || isClosed(sh.abort) {
+			c.mu.Unlock()
+			for _, g := range groups {
+				g.mu.Lock()
+				g.transition(Dead, now)
+				c.stopGroupTimers(g)
+				g.mu.Unlock()
+			}
+			return
 		}
-		return
+		// Markers written while we read are applied before anyone sees
+		// the groups, off c.mu (a group lock is never taken under it).
+		markers := sh.markers
+		sh.markers = nil
+		if len(markers) == 0 {
+			break
+		}
+		c.mu.Unlock()
+		for _, mk := range markers {
+			for _, g := range groups {
+				g.mu.Lock()
+				if g.pendingTxn[mk.producerID] != nil {
+					g.completeTxn(mk.producerID, mk.commit)
+				}
+				g.mu.Unlock()
+			}
+		}
+		c.mu.Lock()
 	}
 	sh.groups = groups
 	sh.loading = false

@@ -179,7 +179,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	if r := recv(t, c.JoinGroup(JoinRequest{Group: "g", SessionTimeout: 10000, ProtocolType: "consumer", Protocols: consumerProtos})); r.Err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("join while loading: %+v", r)
 	}
-	if _, err := c.FetchOffsets("g", nil); err != kerr.CoordinatorLoadInProgress {
+	if _, err := c.FetchOffsets("g", nil, false); err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("fetch while loading: %v", err)
 	}
 	if err := c.Heartbeat(HeartbeatRequest{Group: "g", MemberID: "m"}); err != nil {
@@ -191,7 +191,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	if _, err := c.ListGroups(nil); err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("list while loading: %v", err)
 	}
-	if _, err := c.FetchOffsets(other, nil); err != kerr.NotCoordinator {
+	if _, err := c.FetchOffsets(other, nil, false); err != kerr.NotCoordinator {
 		t.Fatalf("fetch for a partition we do not lead: %v", err)
 	}
 	if d := c.DescribeGroup(other); d.Err != kerr.NotCoordinator {
@@ -201,7 +201,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
 		var err *kerr.Error // not error: a nil *kerr.Error in an error is non-nil
-		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}})
+		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}}, false)
 		return err == nil, fmt.Sprint(err)
 	})
 	if res[0].Offset != 3 {
@@ -221,7 +221,7 @@ func TestUnloadAnswersWaiters(t *testing.T) {
 	e.c.OnLeadershipChange(OffsetsTopic, 0, false, 2)
 	errIs(t, "pending join", recv(t, join).Err, kerr.NotCoordinator)
 	errIs(t, "heartbeat", e.heartbeat(ids[1], 1), kerr.NotCoordinator)
-	if _, err := e.c.FetchOffsets("s", nil); err != kerr.NotCoordinator {
+	if _, err := e.c.FetchOffsets("s", nil, false); err != kerr.NotCoordinator {
 		t.Fatalf("fetch after unload: %v", err)
 	}
 	// Leading again reloads from the log.

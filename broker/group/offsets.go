@@ -183,8 +183,10 @@ func (g *group) finishPending(tp TopicPartition, logOffset int64) bool {
 // FetchOffsets handles an OffsetFetch for one group: the committed offset
 // of each asked partition (-1 if none), or of every partition when tps is
 // nil. Offsets are returned whatever the group's state, since simple
-// consumers use them without membership.
-func (c *Coordinator) FetchOffsets(groupID string, tps []TopicPartition) ([]FetchedOffset, *kerr.Error) {
+// consumers use them without membership. With requireStable (OffsetFetch
+// v7+, KIP-447) a partition with a commit in flight or pending on a
+// transaction gets UNSTABLE_OFFSET_COMMIT, so the consumer waits for it.
+func (c *Coordinator) FetchOffsets(groupID string, tps []TopicPartition, requireStable bool) ([]FetchedOffset, *kerr.Error) {
 	g, err := c.lockGroup(groupID, false)
 	if err != nil {
 		return nil, err
@@ -205,7 +207,9 @@ func (c *Coordinator) FetchOffsets(groupID string, tps []TopicPartition) ([]Fetc
 	}
 	for _, tp := range tps {
 		f := FetchedOffset{TopicPartition: tp, Offset: -1, LeaderEpoch: -1}
-		if e, ok := g.offsets[tp]; ok {
+		if requireStable && g.hasPendingOffset(tp) {
+			f.Err = kerr.UnstableOffsetCommit
+		} else if e, ok := g.offsets[tp]; ok {
 			f.Offset, f.LeaderEpoch, f.Metadata = e.offset, e.leaderEpoch, e.metadata
 		}
 		out = append(out, f)
@@ -260,6 +264,7 @@ func (c *Coordinator) DeleteOffsets(groupID string, tps []TopicPartition) (<-cha
 		return ch, nil
 	}
 	var removed []TopicPartition
+	g.dropPendingTxn(eligible)
 	for _, tp := range eligible {
 		delete(g.pendingCommits, tp)
 		if _, ok := g.offsets[tp]; ok {

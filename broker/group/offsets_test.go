@@ -78,7 +78,7 @@ func TestCommitRecordsAndFetch(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || errs[2] != kerr.OffsetMetadataTooLarge {
 		t.Fatalf("commit errors %v", errs)
 	}
-	res, err := e.c.FetchOffsets("g", nil)
+	res, err := e.c.FetchOffsets("g", nil, false)
 	if err != nil || len(res) != 2 || res[0].Offset != 10 || res[0].LeaderEpoch != 4 || res[0].Metadata != "hello" || res[1].Offset != 20 || res[1].LeaderEpoch != -1 {
 		t.Fatalf("fetch all: %+v %v", res, err)
 	}
