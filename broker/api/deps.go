@@ -9,8 +9,10 @@ import (
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
 	"kafgo/broker/group"
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/txn"
 )
 
 // Deps are the broker parts handlers use.
@@ -24,6 +26,7 @@ type Deps struct {
 	Controller          *controller.Controller
 	Admin               *controller.Admin
 	Groups              *group.Coordinator
+	Txns                *txn.Coordinator
 	Logger              *slog.Logger
 
 	// Config returns the broker's current configuration.
@@ -37,6 +40,11 @@ type Deps struct {
 	NextProducerID func(ctx context.Context) (int64, error)
 	// RequestTimeout bounds in-handler waits that have no client timeout.
 	RequestTimeout time.Duration
+	// OnTxnMarker is told of every transaction marker written to a
+	// partition this broker leads (WriteTxnMarkers calls it once the
+	// marker is appended): on __consumer_offsets it makes the producer's
+	// pending transactional offsets committed or drops them.
+	OnTxnMarker func(tp partid.TopicPartition, producerID int64, producerEpoch int16, commit bool)
 }
 
 // internalTopics are topics clients may not produce to.

@@ -34,4 +34,5 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrAlterPartitionRequest(), 1, 1, s.handleAlterPartition)
 	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
 	s.registerGroupAPIs()
+	s.registerTxnAPIs()
 }
