@@ -123,16 +123,11 @@ func (l *fakeLog) ProducerSequence(p int32, pid int64) (int16, int32, bool) {
 
 // appendMarker writes a transaction marker as a partition leader does.
 func (l *fakeLog) appendMarker(p int32, pid int64, epoch int16, commit bool) {
-	b := record.NewBuilder(0, record.CodecNone)
-	b.SetProducer(pid, epoch, -1)
-	b.SetTransactional(true)
-	b.SetControl(true)
 	typ := record.ControlAbort
 	if commit {
 		typ = record.ControlCommit
 	}
-	b.Append(0, record.ControlKey{Type: typ}.AppendTo(nil), []byte{0, 0, 0, 0, 0, 1}, nil)
-	batch, err := b.Build()
+	batch, err := record.BuildEndTxnMarker(0, pid, epoch, typ, 1, 0)
 	if err != nil {
 		panic(err)
 	}
