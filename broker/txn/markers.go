@@ -14,9 +14,10 @@ import (
 
 // MarkerSender is how the coordinator reaches partition leaders.
 type MarkerSender interface {
-	// Leader is the broker leading tp. ok is false when tp is not in the
-	// cluster metadata (its topic was deleted: its marker is skipped);
-	// leader is -1 when it has no live leader right now (retried).
+	// Leader is the broker leading tp. ok is false only when tp's topic no
+	// longer exists (it was deleted: its marker is skipped); leader is -1
+	// when it has no live leader right now, or this broker's view of the
+	// cluster does not show it yet (retried).
 	Leader(tp partid.TopicPartition) (leader int32, ok bool)
 	// Send delivers a WriteTxnMarkers request to a broker.
 	Send(ctx context.Context, broker int32, req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, error)
@@ -108,33 +109,53 @@ type send struct {
 }
 
 func (mm *markerManager) drain() {
-	var skipped []send
-	var completed []*markerJob
-	perBroker := map[int32][]send{}
+	// Leaders are looked up off the lock: a lookup may ask the metadata
+	// store whether a topic the cluster view lacks still exists.
 	mm.mu.Lock()
+	var tps []partid.TopicPartition
 	for id, j := range mm.jobs {
 		if isClosed(j.sh.abort) {
 			delete(mm.jobs, id)
 			continue
 		}
+		for _, tp := range j.remaining {
+			if !j.inFlight[tp] && !slices.Contains(tps, tp) {
+				tps = append(tps, tp)
+			}
+		}
+	}
+	mm.mu.Unlock()
+	type leader struct {
+		id    int32
+		known bool
+	}
+	leaders := make(map[partid.TopicPartition]leader, len(tps))
+	for _, tp := range tps {
+		id, known := mm.sender.Leader(tp)
+		leaders[tp] = leader{id, known}
+	}
+
+	var skipped []send
+	var completed []*markerJob
+	perBroker := map[int32][]send{}
+	mm.mu.Lock()
+	for id, j := range mm.jobs {
 		byBroker := map[int32][]partid.TopicPartition{}
 		var gone []partid.TopicPartition
 		for _, tp := range j.remaining {
-			if j.inFlight[tp] {
-				continue
-			}
-			leader, ok := mm.sender.Leader(tp)
+			l, looked := leaders[tp]
 			switch {
-			case !ok:
-				// Not in the metadata: the topic was deleted, and so was
-				// the data the marker would close.
+			case j.inFlight[tp] || !looked:
+			case !l.known:
+				// Gone from the cluster: the topic was deleted, and so
+				// was the data the marker would close.
 				gone = append(gone, tp)
-			case leader >= 0 && !mm.busy[leader]:
-				byBroker[leader] = append(byBroker[leader], tp)
+			case l.id >= 0 && !mm.busy[l.id]:
+				byBroker[l.id] = append(byBroker[l.id], tp)
 			}
 		}
 		if len(gone) > 0 {
-			mm.c.logger.Info("skipping transaction markers of partitions no longer in the metadata", "transactional_id", id, "partitions", gone)
+			mm.c.logger.Info("skipping transaction markers of deleted partitions", "transactional_id", id, "partitions", gone)
 			j.remaining = slices.DeleteFunc(j.remaining, func(tp partid.TopicPartition) bool { return slices.Contains(gone, tp) })
 			skipped = append(skipped, send{j, gone})
 		}
