@@ -106,9 +106,9 @@ func (tb txnBroker) fetchOffset(groupID, topic string, partition int32, requireS
 }
 
 // describeRow runs kafgo transactions describe and returns its one row.
-func describeRow(t *testing.T, c *testcluster.Cluster, id string) []string {
+func describeRow(t *testing.T, bootstrap, id string) []string {
 	t.Helper()
-	out := kafgo(t, "", "transactions", "--bootstrap-server", c.Bootstrap(), "describe", "--transactional-id", id)
+	out := kafgo(t, "", "transactions", "--bootstrap-server", bootstrap, "describe", "--transactional-id", id)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "CoordinatorId\tTransactionalId") {
 		t.Fatalf("describe %s:\n%s", id, out)
@@ -254,7 +254,7 @@ func TestTxnCoordinator(t *testing.T) {
 		t.Fatalf("a pending transactional offset is visible: %d %v", off, kerr.ErrorForCode(code))
 	}
 	partitions := offsetsTP + ",txn-t-0,txn-t-1"
-	if row := describeRow(t, c, id); !slices.Equal([]string{row[0], row[1], row[2], row[3], row[4], row[5], row[8]},
+	if row := describeRow(t, c.Bootstrap(), id); !slices.Equal([]string{row[0], row[1], row[2], row[3], row[4], row[5], row[8]},
 		[]string{"1", id, fmt.Sprint(pid), "2", "Ongoing", "60000", partitions}) || row[6] == "None" {
 		t.Fatalf("describe: %v", row)
 	}
@@ -268,14 +268,14 @@ func TestTxnCoordinator(t *testing.T) {
 	if markers {
 		committedState = "CompleteCommit"
 		testwait.For(t, 30*time.Second, "the commit to complete", func() (bool, string) {
-			row := describeRow(t, c, id)
+			row := describeRow(t, c.Bootstrap(), id)
 			return row[4] == "CompleteCommit" && row[8] == "", fmt.Sprint(row)
 		})
 		if off, code := tb.fetchOffset(groupID, topic, 0, true); code != 0 || off != 5 {
 			t.Fatalf("the committed transaction's offset: %d %v", off, kerr.ErrorForCode(code))
 		}
 	} else {
-		if row := describeRow(t, c, id); row[4] != "PrepareCommit" || row[8] != partitions {
+		if row := describeRow(t, c.Bootstrap(), id); row[4] != "PrepareCommit" || row[8] != partitions {
 			t.Fatalf("describe in the marker phase: %v", row)
 		}
 		if code := tb.endTxn(id, pid, epoch, 3, true); code != kerr.ConcurrentTransactions.Code {
@@ -301,7 +301,7 @@ func TestTxnCoordinator(t *testing.T) {
 	if codes := tb.addPartitions("zombie", zpid, zepoch, 3, topic, 0); !slices.Equal(codes, []int16{kerr.ProducerFenced.Code}) {
 		t.Fatalf("the zombie's AddPartitionsToTxn: %v", codes)
 	}
-	if row := describeRow(t, c, "zombie"); row[3] != "1" || (row[4] != "PrepareAbort" && row[4] != "CompleteAbort") {
+	if row := describeRow(t, c.Bootstrap(), "zombie"); row[3] != "1" || (row[4] != "PrepareAbort" && row[4] != "CompleteAbort") {
 		t.Fatalf("the fenced transaction: %v", row)
 	}
 	if markers {
@@ -335,7 +335,7 @@ func TestTxnCoordinator(t *testing.T) {
 		t.Fatalf("slow AddPartitionsToTxn: %v", codes)
 	}
 	testwait.For(t, 30*time.Second, "the timed-out transaction to be aborted", func() (bool, string) {
-		row := describeRow(t, c, "slow")
+		row := describeRow(t, c.Bootstrap(), "slow")
 		return row[3] == "1" && (row[4] == "PrepareAbort" || row[4] == "CompleteAbort"), fmt.Sprint(row)
 	})
 	if code := tb.endTxn("slow", spid, sepoch, 3, true); code != kerr.ProducerFenced.Code {
@@ -376,7 +376,78 @@ func TestTxnCoordinator(t *testing.T) {
 			t.Fatalf("list lacks %s:\n%s", want, before)
 		}
 	}
-	if row := describeRow(t, c, id); row[4] != committedState || row[2] != fmt.Sprint(pid) || row[3] != "2" {
+	if row := describeRow(t, c.Bootstrap(), id); row[4] != committedState || row[2] != fmt.Sprint(pid) || row[3] != "2" {
 		t.Fatalf("after the restart: %v", row)
+	}
+}
+
+// txnCoordinator waits until id has a coordinator other than not and
+// returns its id and a wire client to it.
+func txnCoordinator(t *testing.T, c *testcluster.Cluster, id string, not int32) (int32, txnBroker) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var node int32
+	testwait.For(t, 90*time.Second, "the coordinator of "+id, func() (bool, string) {
+		r := c.Admin().FindTxnCoordinators(ctx, id)[id]
+		node = r.NodeID
+		return r.Err == nil && r.NodeID != not, fmt.Sprintf("node %d err %v", r.NodeID, r.Err)
+	})
+	wc, err := wire.Dial(ctx, c.Broker(node).Addr(), "txn-e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wc.Close() })
+	return node, txnBroker{t: t, cl: wc}
+}
+
+// TestTxnCoordinatorFailover: in a three-broker ZooKeeper cluster the
+// coordinator of a transaction that logged PrepareCommit is killed; the
+// leader of its __transaction_state partition after it loads the
+// transaction and resumes its marker phase with its own coordinator epoch.
+func TestTxnCoordinatorFailover(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{Brokers: 3, ZooKeeper: true, Config: map[string]string{
+		"transaction.state.log.num.partitions": fmt.Sprint(txnPartitions),
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	const topic, id = "txn-f", "f-txn"
+	if _, err := c.Admin().CreateTopic(ctx, 3, 3, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	old, tb := txnCoordinator(t, c, id, -1)
+	markers := servesMarkers(t, tb)
+	pid, epoch := tb.mustInit(id, 60000)
+	testwait.For(t, 30*time.Second, "AddPartitionsToTxn", func() (bool, string) {
+		codes := tb.addPartitions(id, pid, epoch, 3, topic, 0, 1, 2)
+		return slices.Equal(codes, []int16{0, 0, 0}), fmt.Sprint(codes) // the topic's metadata may still spread
+	})
+	if code := tb.endTxn(id, pid, epoch, 3, true); code != 0 {
+		t.Fatalf("EndTxn: %v", kerr.ErrorForCode(code))
+	}
+	c.Broker(old).Kill()
+	node, tb2 := txnCoordinator(t, c, id, old)
+	want := "PrepareCommit"
+	if markers {
+		want = "CompleteCommit"
+	}
+	testwait.For(t, 60*time.Second, "the new coordinator to have the transaction", func() (bool, string) {
+		out, errOut := kafgo2(t, "", "transactions", "--bootstrap-server", c.Broker(node).Addr(), "describe", "--transactional-id", id)
+		return strings.Contains(out, fmt.Sprintf("\t%d", pid)) && strings.Contains(out, want), out + errOut
+	})
+	row := describeRow(t, c.Broker(node).Addr(), id) // not the dead broker's address
+	if row[0] != fmt.Sprint(node) || row[2] != fmt.Sprint(pid) || row[3] != fmt.Sprint(epoch) {
+		t.Fatalf("after failover: %v", row)
+	}
+	resumed := fmt.Sprintf("partition=%d transactional_ids=1 resumed=1", coordlog.PartitionFor(id, txnPartitions))
+	if log := c.Broker(node).LogTail(400); !strings.Contains(log, resumed) {
+		t.Fatalf("the new coordinator did not resume the transaction (%s):\n%s", resumed, log)
+	}
+	if markers {
+		if _, e := tb2.mustInit(id, 60000); e != epoch+1 {
+			t.Fatalf("init after the failover: epoch %d", e)
+		}
+	} else if r := tb2.init(id, 60000, 4, -1, -1); r.ErrorCode != kerr.ConcurrentTransactions.Code {
+		t.Fatalf("init during the resumed marker phase: %v", kerr.ErrorForCode(r.ErrorCode))
 	}
 }
