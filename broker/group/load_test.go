@@ -200,7 +200,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	close(l.readHold)
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
-		var err *kerr.Error // not error: a nil *kerr.Error in an error is non-nil
+		var err *kerr.Error
 		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}}, false)
 		return err == nil, fmt.Sprint(err)
 	})
