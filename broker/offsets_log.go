@@ -20,7 +20,7 @@ import (
 // replicated and fenced by leadership like any produce) and acks=all waits
 // for the ISR. It lives here, where the parts meet, so that the
 // coordinators and replica stay independent of each other.
-func internalTopicLog(m *replica.Manager, topic string) replicaLog {
+func internalTopicLog(m *replica.Manager, topic string) coordlog.Log {
 	return replicaLog{m: m, topic: topic}
 }
 
@@ -77,19 +77,6 @@ func (l replicaLog) Bounds(p int32) (int64, int64, error) {
 		return 0, 0, err
 	}
 	return part.Log().LogStartOffset(), part.Log().LogEndOffset(), nil
-}
-
-// ProducerSequence reads the partition's producer state (group.Log).
-func (l replicaLog) ProducerSequence(p int32, producerID int64) (int16, int32, bool) {
-	part, err := l.partition(p)
-	if err != nil {
-		return 0, 0, false
-	}
-	st, ok := part.Log().Producers().Producer(producerID)
-	if !ok {
-		return 0, 0, false
-	}
-	return st.Epoch, st.LastSequence(), true
 }
 
 // asKafkaError keeps Kafka error codes and names storage failures, so the

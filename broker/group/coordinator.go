@@ -24,9 +24,6 @@ type shard struct {
 	// markers are transaction markers that landed while the shard
 	// loaded, applied once it is loaded (guarded by the coordinator's mu).
 	markers []txnMarker
-	// seqMu serialises transactional offset appends, which read their
-	// producer's sequence from the log before they append.
-	seqMu sync.Mutex
 }
 
 // Coordinator is the group coordinator of one broker (Kafka's

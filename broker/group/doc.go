@@ -76,8 +76,8 @@
 // # Transactional offsets (KIP-98, KIP-447)
 //
 // TxnOffsetCommit writes offset records as the producer's transactional
-// batch (its producer id and epoch, continuing its sequence on the
-// partition). They stay pending per producer id, invisible to OffsetFetch
+// batch (its producer id and epoch, base sequence 0, as Kafka writes it;
+// the partition checks coordinator writes by epoch only). They stay pending per producer id, invisible to OffsetFetch
 // (a require_stable fetch gets UNSTABLE_OFFSET_COMMIT for them), until the
 // transaction coordinator's marker lands on the group's partition:
 // OnTxnMarker with COMMIT makes them the committed offsets unless a later

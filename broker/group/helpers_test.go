@@ -3,7 +3,6 @@ package group
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -99,26 +98,10 @@ type fakeLog struct {
 	hold      chan struct{}
 	// readHold, when set, makes reads block until it is closed.
 	readHold chan struct{}
-	// producers is each partition's producer state, checked as a
-	// partition leader checks idempotent batches: a new epoch starts at
-	// sequence 0, the same epoch continues the last sequence.
-	producers map[int32]map[int64]fakeProducer
-}
-
-type fakeProducer struct {
-	epoch   int16
-	lastSeq int32
 }
 
 func newFakeLog() *fakeLog {
-	return &fakeLog{batches: map[int32][][]byte{}, leo: map[int32]int64{}, producers: map[int32]map[int64]fakeProducer{}}
-}
-
-func (l *fakeLog) ProducerSequence(p int32, pid int64) (int16, int32, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	st, ok := l.producers[p][pid]
-	return st.epoch, st.lastSeq, ok
+	return &fakeLog{batches: map[int32][][]byte{}, leo: map[int32]int64{}}
 }
 
 // appendMarker writes a transaction marker as a partition leader does.
@@ -145,16 +128,6 @@ func (l *fakeLog) Append(p int32, acks int16, batch []byte) (AppendResult, error
 	h, err := record.ParseBatchHeader(batch)
 	if err != nil {
 		return AppendResult{}, err
-	}
-	if h.ProducerID >= 0 && !h.IsControl() {
-		st, ok := l.producers[p][h.ProducerID]
-		if ok && st.epoch == h.ProducerEpoch && h.BaseSequence != st.lastSeq+1 || (!ok || st.epoch != h.ProducerEpoch) && h.BaseSequence != 0 {
-			return AppendResult{}, fmt.Errorf("producer %d epoch %d: sequence %d after %+v: %w", h.ProducerID, h.ProducerEpoch, h.BaseSequence, st, kerr.OutOfOrderSequenceNumber)
-		}
-		if l.producers[p] == nil {
-			l.producers[p] = map[int64]fakeProducer{}
-		}
-		l.producers[p][h.ProducerID] = fakeProducer{epoch: h.ProducerEpoch, lastSeq: h.LastSequence()}
 	}
 	b := slices.Clone(batch)
 	base := l.leo[p]

@@ -152,20 +152,12 @@ func (c *Coordinator) doTxnCommit(g *group, req TxnCommitRequest, ch chan []*ker
 	})
 }
 
-// appendTxnBatch writes records as the producer's transactional batch,
-// continuing the producer's sequence on the partition (see Log).
+// appendTxnBatch writes records as the producer's transactional batch
+// with base sequence 0, as Kafka's group coordinator does: the partition
+// checks a coordinator's batches against the producer's epoch only.
 func (c *Coordinator) appendTxnBatch(sh *shard, producerID int64, epoch int16, recs []kv, ts int64) (AppendResult, error) {
-	sh.seqMu.Lock()
-	defer sh.seqMu.Unlock()
-	seq := int32(0)
-	if e, last, ok := c.log.ProducerSequence(sh.partition, producerID); ok && e == epoch && last >= 0 {
-		seq = last + 1
-		if last == 1<<31-1 {
-			seq = 0 // sequences wrap, as Kafka's do
-		}
-	}
 	b := record.NewBuilder(0, c.cfg.Codec)
-	b.SetProducer(producerID, epoch, seq)
+	b.SetProducer(producerID, epoch, 0)
 	b.SetTransactional(true)
 	for _, r := range recs {
 		b.Append(ts, r.key, r.value, nil)

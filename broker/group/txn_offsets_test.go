@@ -76,10 +76,10 @@ func TestTxnOffsetsBecomeVisibleOnlyOnCommit(t *testing.T) {
 	if f := e.stable("g", tp); f[0].Err != nil || f[0].Offset != 42 {
 		t.Fatalf("require_stable after COMMIT %+v", f)
 	}
-	// The next transaction of the same producer and epoch continues its
-	// sequence on the partition (the fake log refuses anything else).
+	// Every commit is the producer's transactional batch at base
+	// sequence 0, as Kafka's coordinator writes it.
 	errIs(t, "second txn commit", e.txnCommit(txnReq("g", 5, 2, off("t", 0, 50), off("t", 1, 7)))[0], nil)
-	if got, want := e.log.txnBatches(t), [][3]int64{{5, 2, 0}, {5, 2, 1}}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if got, want := e.log.txnBatches(t), [][3]int64{{5, 2, 0}, {5, 2, 0}}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("transactional batches (pid, epoch, seq) %v, want %v", got, want)
 	}
 	e.log.appendMarker(0, 5, 2, false)
@@ -87,7 +87,6 @@ func TestTxnOffsetsBecomeVisibleOnlyOnCommit(t *testing.T) {
 	if got := e.fetched("g", tp, TopicPartition{"t", 1}); got[tp] != 42 || got[TopicPartition{"t", 1}] != -1 {
 		t.Fatalf("after ABORT: %v, want the committed 42 and none", got)
 	}
-	// A bumped epoch starts at sequence 0.
 	errIs(t, "commit at a new epoch", e.txnCommit(txnReq("g", 5, 3, off("t", 0, 60)))[0], nil)
 	if got := e.log.txnBatches(t); got[2] != [3]int64{5, 3, 0} {
 		t.Fatalf("new epoch batch %v", got[2])
