@@ -18,6 +18,7 @@ import (
 
 	"kafgo/broker/coordlog"
 	"kafgo/broker/group"
+	"kafgo/broker/record"
 	"kafgo/broker/wire"
 	"kafgo/internal/testcluster"
 	"kafgo/internal/testwait"
@@ -120,13 +121,16 @@ func describeRow(t *testing.T, bootstrap, id string) []string {
 	return row
 }
 
+// serves reports whether the broker serves an API key.
+func (tb txnBroker) serves(key int16) bool {
+	resp := tb.do(kmsg.NewPtrApiVersionsRequest(), 3).(*kmsg.ApiVersionsResponse)
+	return slices.ContainsFunc(resp.ApiKeys, func(k kmsg.ApiVersionsResponseApiKey) bool { return k.ApiKey == key })
+}
+
 // servesMarkers reports whether the broker serves WriteTxnMarkers (the
 // partition side of transactions). Without it the coordinator's marker
 // phase cannot finish: transactions stay in PrepareCommit/PrepareAbort.
-func servesMarkers(t *testing.T, tb txnBroker) bool {
-	resp := tb.do(kmsg.NewPtrApiVersionsRequest(), 3).(*kmsg.ApiVersionsResponse)
-	return slices.ContainsFunc(resp.ApiKeys, func(k kmsg.ApiVersionsResponseApiKey) bool { return k.ApiKey == 27 })
-}
+func servesMarkers(t *testing.T, tb txnBroker) bool { return tb.serves(27) }
 
 // TestTxnCoordinator drives the transaction coordinator of one embedded
 // broker over the wire: __transaction_state is created on the first
@@ -361,6 +365,10 @@ func TestTxnCoordinator(t *testing.T) {
 		t.Fatalf("logged states %v, want %v\n%s", states, wantStates, dump)
 	}
 
+	if tb.serves(61) {
+		hangingTransaction(t, c, tb, topic)
+	}
+
 	// The coordinator loads its state back after a restart.
 	before := kafgo(t, "", "transactions", "--bootstrap-server", c.Bootstrap(), "list")
 	brk := c.Brokers()[0]
@@ -450,4 +458,54 @@ func TestTxnCoordinatorFailover(t *testing.T) {
 	} else if r := tb2.init(id, 60000, 4, -1, -1); r.ErrorCode != kerr.ConcurrentTransactions.Code {
 		t.Fatalf("init during the resumed marker phase: %v", kerr.ErrorForCode(r.ErrorCode))
 	}
+}
+
+// hangingTransaction: a transactional batch written to a partition by a
+// producer no coordinator knows (as a producer whose transaction timed out
+// could leave behind) is found by `kafgo transactions find-hanging` and
+// closed by `abort --start-offset`. It needs the partition side
+// (transactional Produce, DescribeProducers, WriteTxnMarkers).
+func hangingTransaction(t *testing.T, c *testcluster.Cluster, tb txnBroker, topic string) {
+	t.Helper()
+	const ghost = 424242
+	b := record.NewBuilder(0, record.CodecNone)
+	b.SetProducer(ghost, 0, 0)
+	b.SetTransactional(true)
+	b.Append(time.Now().UnixMilli(), nil, []byte("left behind"), nil)
+	batch, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := kmsg.NewPtrProduceRequest()
+	ghostID := "ghost"
+	pr.TransactionID, pr.Acks, pr.TimeoutMillis = &ghostID, -1, 10000
+	rt := kmsg.NewProduceRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewProduceRequestTopicPartition()
+	rp.Partition, rp.Records = 1, batch
+	rt.Partitions = append(rt.Partitions, rp)
+	pr.Topics = append(pr.Topics, rt)
+	resp := tb.do(pr, 8).(*kmsg.ProduceResponse)
+	p := resp.Topics[0].Partitions[0]
+	if p.ErrorCode != 0 {
+		t.Fatalf("transactional produce: %v", kerr.ErrorForCode(p.ErrorCode))
+	}
+	bs := "--bootstrap-server=" + c.Bootstrap()
+	out := kafgo(t, "", "transactions", bs, "describe-producers", "--topic", topic, "--partition", "1")
+	if !regexp.MustCompile(fmt.Sprintf(`(?m)^%d\s+\t0\s+\t-1\s+\t0\s+\t\d+\s*\t%d\s*\t$`, ghost, p.BaseOffset)).MatchString(out) {
+		t.Fatalf("describe-producers:\n%s", out)
+	}
+	row := fmt.Sprintf(`(?m)^%s\s*\t1\s*\t%d\s*\t0\s*\t-1\s*\t%d\s*\t\d+\s*\t0\s*\t$`, topic, ghost, p.BaseOffset)
+	for _, scope := range [][]string{{"--topic", topic}, {"--broker-id", "1"}} {
+		out = kafgo(t, "", append([]string{"transactions", bs, "find-hanging", "--max-transaction-timeout", "0"}, scope...)...)
+		if !strings.HasPrefix(out, "Topic") || !regexp.MustCompile(row).MatchString(out) || strings.Count(out, "\n") != 2 {
+			t.Fatalf("find-hanging %v:\n%s", scope, out)
+		}
+	}
+	kafgo(t, "", "transactions", bs, "abort", "--topic", topic, "--partition", "1", "--start-offset", fmt.Sprint(p.BaseOffset))
+	out = kafgo(t, "", "transactions", bs, "find-hanging", "--topic", topic, "--max-transaction-timeout", "0")
+	if strings.Count(out, "\n") != 1 {
+		t.Fatalf("find-hanging after the abort:\n%s", out)
+	}
+	t.Logf("find-hanging found producer %d's transaction at offset %d; abort closed it", ghost, p.BaseOffset)
 }
