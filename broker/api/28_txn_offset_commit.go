@@ -21,8 +21,7 @@ func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 	if req.Version >= 3 {
 		tr.Generation, tr.MemberID, tr.InstanceID = req.Generation, req.MemberID, req.InstanceID
 	}
-	type slot struct{ ti, pi int }
-	var slots []slot
+	var slots []commitSlot
 	view := s.d.Cache.View()
 	for ti, rt := range req.Topics {
 		ot := kmsg.NewTxnOffsetCommitResponseTopic()
@@ -33,18 +32,12 @@ func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
-				o := group.CommitOffset{
-					TopicPartition:  group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
-					Offset:          rp.Offset,
-					LeaderEpoch:     -1,
-					Metadata:        rp.Metadata,
-					CommitTimestamp: -1,
-				}
+				o := commitOffset(rt.Topic, rp.Partition, rp.Offset, rp.Metadata)
 				if req.Version >= 2 {
 					o.LeaderEpoch = rp.LeaderEpoch
 				}
 				tr.Offsets = append(tr.Offsets, o)
-				slots = append(slots, slot{ti, pi})
+				slots = append(slots, commitSlot{ti, pi})
 			}
 			ot.Partitions = append(ot.Partitions, op)
 		}
@@ -53,16 +46,7 @@ func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 	if len(tr.Offsets) == 0 {
 		return now(resp)
 	}
-	ch := s.d.Groups.TxnCommitOffsets(tr)
-	return func() Result {
-		errs := waitGroupAnswer(ch, s.d.Groups.Done(), nil)
-		for i, sl := range slots {
-			e := kerr.NotCoordinator
-			if errs != nil {
-				e = errs[i]
-			}
-			resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = code(e)
-		}
-		return Result{Resp: resp}
-	}
+	return s.awaitCommit(s.d.Groups.TxnCommitOffsets(tr), slots, resp, func(sl commitSlot, ec int16) {
+		resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = ec
+	})
 }

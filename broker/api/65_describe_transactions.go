@@ -2,6 +2,8 @@ package api
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/partid"
 )
 
 // DescribeTransactions (key 65), v0 (KIP-664, Kafka 3.0).
@@ -18,14 +20,10 @@ func (s *Server) handleDescribeTransactions(c *Call) Reply {
 		if d.Err == nil {
 			st.State, st.TimeoutMillis, st.StartTimestamp = d.State, d.TimeoutMs, d.StartMs
 			st.ProducerID, st.ProducerEpoch = d.ProducerID, d.Epoch
-			for _, tp := range d.Partitions {
-				if n := len(st.Topics); n == 0 || st.Topics[n-1].Topic != tp.Topic {
-					t := kmsg.NewDescribeTransactionsResponseTransactionStateTopic()
-					t.Topic = tp.Topic
-					st.Topics = append(st.Topics, t)
-				}
-				last := &st.Topics[len(st.Topics)-1]
-				last.Partitions = append(last.Partitions, tp.Partition)
+			for _, tp := range partid.ByTopic(d.Partitions) {
+				t := kmsg.NewDescribeTransactionsResponseTransactionStateTopic()
+				t.Topic, t.Partitions = tp.Topic, tp.Partitions
+				st.Topics = append(st.Topics, t)
 			}
 		}
 		resp.TransactionStates = append(resp.TransactionStates, st)

@@ -50,7 +50,7 @@ func Load[V Visitor](r Replayer, p int32, abort <-chan struct{}, fresh func() V)
 		v := fresh()
 		err := r.replay(p, abort, v)
 		if err == nil {
-			return v, !isClosed(abort)
+			return v, !IsClosed(abort)
 		}
 		r.Logger.Error("loading "+r.Topic+" failed; retrying", "partition", p, "err", err)
 		select {
@@ -61,7 +61,8 @@ func Load[V Visitor](r Replayer, p int32, abort <-chan struct{}, fresh func() V)
 	}
 }
 
-func isClosed(ch <-chan struct{}) bool {
+// IsClosed reports whether ch (a shard's abort channel) is closed.
+func IsClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true
@@ -76,7 +77,7 @@ func (r Replayer) replay(p int32, abort <-chan struct{}, v Visitor) error {
 		return err
 	}
 	for pos := start; pos < end; {
-		if isClosed(abort) {
+		if IsClosed(abort) {
 			return nil
 		}
 		buf, err := r.Log.Read(p, pos, r.BufSize, end)

@@ -156,7 +156,7 @@ func (c *Coordinator) loadShard(sh *shard) {
 	}
 	c.mu.Lock()
 	for {
-		if c.shards[sh.partition] != sh || isClosed(sh.abort) {
+		if c.shards[sh.partition] != sh || coordlog.IsClosed(sh.abort) {
 			c.mu.Unlock()
 			for _, g := range groups {
 				g.mu.Lock()
@@ -190,15 +190,6 @@ func (c *Coordinator) loadShard(sh *shard) {
 	n := len(groups)
 	c.mu.Unlock()
 	c.logger.Info("loaded groups of partition", "partition", sh.partition, "groups", n, "took", time.Since(began).Round(time.Millisecond))
-}
-
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 func (c *Coordinator) replayer() coordlog.Replayer {

@@ -78,43 +78,8 @@ func (c *Coordinator) validateCommit(g *group, req CommitRequest) *kerr.Error {
 func javaLength(s string) int { return len(utf16.Encode([]rune(s))) }
 
 func (c *Coordinator) doCommit(g *group, req CommitRequest, ch chan []*kerr.Error) {
-	errs := make([]*kerr.Error, len(req.Offsets))
 	now := c.now().UnixMilli()
-	var recs []kv
-	var idx []int
-	var entries []offsetEntry
-	for i, o := range req.Offsets {
-		meta := ""
-		if o.Metadata != nil {
-			meta = *o.Metadata
-		}
-		if len(meta) > c.cfg.MetadataMaxBytes && javaLength(meta) > c.cfg.MetadataMaxBytes {
-			errs[i] = kerr.OffsetMetadataTooLarge
-			continue
-		}
-		e := offsetEntry{offset: o.Offset, leaderEpoch: o.LeaderEpoch, metadata: meta, commitTime: now, expireTime: -1}
-		if o.CommitTimestamp != -1 {
-			e.commitTime = o.CommitTimestamp
-		}
-		v := offsetsrec.OffsetValue{Version: offsetsrec.OffsetV3, Offset: e.offset, LeaderEpoch: e.leaderEpoch, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: -1}
-		if req.RetentionMs != -1 {
-			// Only the v1 value carries a per-offset expiry (Kafka's rule).
-			e.expireTime = now + req.RetentionMs
-			v = offsetsrec.OffsetValue{Version: offsetsrec.OffsetV1, Offset: e.offset, LeaderEpoch: -1, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: e.expireTime}
-		}
-		key, err := keyOf(offsetsrec.OffsetKey(g.id, o.Topic, o.Partition))
-		var val []byte
-		if err == nil {
-			val, err = v.AppendTo(nil)
-		}
-		if err != nil {
-			errs[i] = kerr.InvalidCommitOffsetSize
-			continue
-		}
-		recs = append(recs, kv{key, val})
-		idx = append(idx, i)
-		entries = append(entries, e)
-	}
+	recs, idx, entries, errs := c.offsetRecords(g, req.Offsets, req.RetentionMs, now)
 	if len(recs) == 0 {
 		ch <- errs
 		return
@@ -161,6 +126,46 @@ func (c *Coordinator) doCommit(g *group, req CommitRequest, ch chan []*kerr.Erro
 		}
 		ch <- errs
 	})
+}
+
+// offsetRecords encodes a commit's offsets, one record per offset whose
+// metadata fits offset.metadata.max.bytes, with their positions in the
+// request and their entries; errs holds the refusals. A retention (-1:
+// none) makes a v1 value, the only one that carries an expiry.
+func (c *Coordinator) offsetRecords(g *group, offsets []CommitOffset, retentionMs, now int64) (recs []kv, idx []int, entries []offsetEntry, errs []*kerr.Error) {
+	errs = make([]*kerr.Error, len(offsets))
+	for i, o := range offsets {
+		meta := ""
+		if o.Metadata != nil {
+			meta = *o.Metadata
+		}
+		if len(meta) > c.cfg.MetadataMaxBytes && javaLength(meta) > c.cfg.MetadataMaxBytes {
+			errs[i] = kerr.OffsetMetadataTooLarge
+			continue
+		}
+		e := offsetEntry{offset: o.Offset, leaderEpoch: o.LeaderEpoch, metadata: meta, commitTime: now, expireTime: -1}
+		if o.CommitTimestamp != -1 {
+			e.commitTime = o.CommitTimestamp
+		}
+		v := offsetsrec.OffsetValue{Version: offsetsrec.OffsetV3, Offset: e.offset, LeaderEpoch: e.leaderEpoch, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: -1}
+		if retentionMs != -1 {
+			e.expireTime = now + retentionMs
+			v = offsetsrec.OffsetValue{Version: offsetsrec.OffsetV1, Offset: e.offset, LeaderEpoch: -1, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: e.expireTime}
+		}
+		key, err := keyOf(offsetsrec.OffsetKey(g.id, o.Topic, o.Partition))
+		var val []byte
+		if err == nil {
+			val, err = v.AppendTo(nil)
+		}
+		if err != nil {
+			errs[i] = kerr.InvalidCommitOffsetSize
+			continue
+		}
+		recs = append(recs, kv{key, val})
+		idx = append(idx, i)
+		entries = append(entries, e)
+	}
+	return recs, idx, entries, errs
 }
 
 // finishPending retires an in-flight commit, reporting whether it was

@@ -3,7 +3,6 @@ package group
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 )
@@ -68,35 +67,8 @@ func (c *Coordinator) TxnCommitOffsets(req TxnCommitRequest) <-chan []*kerr.Erro
 }
 
 func (c *Coordinator) doTxnCommit(g *group, req TxnCommitRequest, ch chan []*kerr.Error) {
-	errs := make([]*kerr.Error, len(req.Offsets))
 	now := c.now().UnixMilli()
-	var recs []kv
-	var idx []int
-	var entries []offsetEntry
-	for i, o := range req.Offsets {
-		meta := ""
-		if o.Metadata != nil {
-			meta = *o.Metadata
-		}
-		if len(meta) > c.cfg.MetadataMaxBytes && javaLength(meta) > c.cfg.MetadataMaxBytes {
-			errs[i] = kerr.OffsetMetadataTooLarge
-			continue
-		}
-		e := offsetEntry{offset: o.Offset, leaderEpoch: o.LeaderEpoch, metadata: meta, commitTime: now, expireTime: -1}
-		v := offsetsrec.OffsetValue{Version: offsetsrec.OffsetV3, Offset: e.offset, LeaderEpoch: e.leaderEpoch, Metadata: meta, CommitTimestamp: now, ExpireTimestamp: -1}
-		key, err := keyOf(offsetsrec.OffsetKey(g.id, o.Topic, o.Partition))
-		var val []byte
-		if err == nil {
-			val, err = v.AppendTo(nil)
-		}
-		if err != nil {
-			errs[i] = kerr.InvalidCommitOffsetSize
-			continue
-		}
-		recs = append(recs, kv{key, val})
-		idx = append(idx, i)
-		entries = append(entries, e)
-	}
+	recs, idx, entries, errs := c.offsetRecords(g, req.Offsets, -1, now)
 	if len(recs) == 0 {
 		ch <- errs
 		return

@@ -7,6 +7,7 @@ package partid
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,4 +52,25 @@ func Compare(a, b TopicPartition) int {
 		return c
 	}
 	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// Topic is a topic's partitions, as request and record schemas group them.
+type Topic struct {
+	Topic      string
+	Partitions []int32
+}
+
+// ByTopic groups partitions by topic, topics and partitions in order.
+func ByTopic(tps []TopicPartition) []Topic {
+	sorted := slices.Clone(tps)
+	slices.SortFunc(sorted, Compare)
+	var out []Topic
+	for _, tp := range sorted {
+		if n := len(out); n == 0 || out[n-1].Topic != tp.Topic {
+			out = append(out, Topic{Topic: tp.Topic})
+		}
+		last := &out[len(out)-1]
+		last.Partitions = append(last.Partitions, tp.Partition)
+	}
+	return out
 }

@@ -10,11 +10,16 @@ import (
 // producer's epoch is bumped first, so the producer is fenced, then the
 // transaction is aborted with the new epoch like an EndTxn(ABORT).
 func (c *Coordinator) AbortTimedOut() {
-	shards, _ := c.activeShards()
 	now := c.nowMs()
+	c.eachMeta(func(m *txnMeta) { c.abortIfTimedOut(m, now) })
+}
+
+// eachMeta calls f for every transactional id of the loaded partitions.
+func (c *Coordinator) eachMeta(f func(*txnMeta)) {
+	shards, _ := c.activeShards()
 	for _, sh := range shards {
 		for _, m := range c.metasOf(sh) {
-			c.abortIfTimedOut(m, now)
+			f(m)
 		}
 	}
 }
@@ -44,13 +49,8 @@ func (c *Coordinator) abortIfTimedOut(m *txnMeta, now int64) {
 // CompleteCommit, CompleteAbort): a tombstone is written, then the id is
 // forgotten (Kafka's removeExpiredTransactionalIds).
 func (c *Coordinator) ExpireTransactionalIDs() {
-	shards, _ := c.activeShards()
 	cutoff := c.nowMs() - c.cfg.IDExpiration.Milliseconds()
-	for _, sh := range shards {
-		for _, m := range c.metasOf(sh) {
-			c.expireIfIdle(m, cutoff)
-		}
-	}
+	c.eachMeta(func(m *txnMeta) { c.expireIfIdle(m, cutoff) })
 }
 
 func (c *Coordinator) expireIfIdle(m *txnMeta, cutoff int64) {

@@ -140,15 +140,6 @@ func closeOnce(ch chan struct{}) {
 	}
 }
 
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
 // shardFor is the loaded shard of a transactional id, or the coordinator
 // error: NOT_COORDINATOR when another broker leads its partition (or this
 // coordinator stopped), COORDINATOR_LOAD_IN_PROGRESS while it loads.

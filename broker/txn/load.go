@@ -91,7 +91,7 @@ func (c *Coordinator) load(sh *shard) {
 		}
 	}
 	c.mu.Lock()
-	if c.shards[sh.partition] != sh || isClosed(sh.abort) {
+	if c.shards[sh.partition] != sh || coordlog.IsClosed(sh.abort) {
 		c.mu.Unlock()
 		return
 	}

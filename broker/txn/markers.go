@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/coordlog"
 	"kafgo/broker/partid"
 )
 
@@ -114,7 +115,7 @@ func (mm *markerManager) drain() {
 	mm.mu.Lock()
 	var tps []partid.TopicPartition
 	for id, j := range mm.jobs {
-		if isClosed(j.sh.abort) {
+		if coordlog.IsClosed(j.sh.abort) {
 			delete(mm.jobs, id)
 			continue
 		}
@@ -193,14 +194,10 @@ func (mm *markerManager) sendTo(b int32, sends []send) {
 	for _, s := range sends {
 		mk := kmsg.NewWriteTxnMarkersRequestMarker()
 		mk.ProducerID, mk.ProducerEpoch, mk.Committed, mk.CoordinatorEpoch = s.j.producerID, s.j.epoch, s.j.commit, s.j.sh.epoch
-		for _, tp := range s.tps {
-			if n := len(mk.Topics); n == 0 || mk.Topics[n-1].Topic != tp.Topic {
-				t := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
-				t.Topic = tp.Topic
-				mk.Topics = append(mk.Topics, t)
-			}
-			last := &mk.Topics[len(mk.Topics)-1]
-			last.Partitions = append(last.Partitions, tp.Partition)
+		for _, tp := range partid.ByTopic(s.tps) {
+			t := kmsg.NewWriteTxnMarkersRequestMarkerTopic()
+			t.Topic, t.Partitions = tp.Topic, tp.Partitions
+			mk.Topics = append(mk.Topics, t)
 		}
 		req.Markers = append(req.Markers, mk)
 	}
@@ -265,7 +262,7 @@ func (mm *markerManager) file(b int32, sends []send, codes map[int64]map[partid.
 		for _, tp := range s.tps {
 			delete(j.inFlight, tp)
 		}
-		if mm.jobs[j.m.id] != j || isClosed(j.sh.abort) {
+		if mm.jobs[j.m.id] != j || coordlog.IsClosed(j.sh.abort) {
 			continue // dropped meanwhile, or the partition moved
 		}
 		var done []partid.TopicPartition

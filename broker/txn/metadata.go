@@ -64,6 +64,13 @@ type transit struct {
 	updateMs       int64
 }
 
+// reset makes t the Empty state InitProducerId leaves: no transaction,
+// the producer's new timeout.
+func (t transit) reset(timeoutMs int32, now int64) transit {
+	t.state, t.timeoutMs, t.partitions, t.startMs, t.updateMs = Empty, timeoutMs, nil, -1, now
+	return t
+}
+
 func (t *transit) value() txnrec.Value {
 	return txnrec.Value{ProducerID: t.producerID, ProducerEpoch: t.epoch, TimeoutMs: t.timeoutMs, State: t.state,
 		Partitions: t.partitions, LastUpdateMs: t.updateMs, StartMs: t.startMs}
@@ -172,8 +179,7 @@ func (m *txnMeta) prepareIncrementEpoch(timeoutMs int32, expected *int16, now in
 	default:
 		return transit{}, false, nil // fenced
 	}
-	t.state, t.timeoutMs, t.partitions, t.startMs, t.updateMs = Empty, timeoutMs, nil, -1, now
-	t, err := m.prepare(t)
+	t, err := m.prepare(t.reset(timeoutMs, now))
 	return t, true, err
 }
 
@@ -185,8 +191,7 @@ func (m *txnMeta) prepareRotate(newPID int64, timeoutMs int32, now int64, record
 	if recordLastEpoch {
 		t.lastEpoch = m.epoch
 	}
-	t.state, t.timeoutMs, t.partitions, t.startMs, t.updateMs = Empty, timeoutMs, nil, -1, now
-	return m.prepare(t)
+	return m.prepare(t.reset(timeoutMs, now))
 }
 
 // prepareFence bumps the epoch so the current producer is fenced before

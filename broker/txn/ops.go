@@ -165,17 +165,9 @@ func (c *Coordinator) initLocked(m *txnMeta, timeoutMs int32, expected *Producer
 // written, or at once when nothing changes.
 func (c *Coordinator) AddPartitions(id string, producerID int64, epoch int16, tps []partid.TopicPartition) <-chan *kerr.Error {
 	ch := make(chan *kerr.Error, 1)
-	if id == "" {
-		ch <- kerr.InvalidRequest
-		return ch
-	}
-	m, err := c.lockMeta(id, nil)
-	switch {
-	case err != nil:
+	m, err := c.lockExisting(id)
+	if err != nil {
 		ch <- err
-		return ch
-	case m == nil:
-		ch <- kerr.InvalidProducerIDMapping
 		return ch
 	}
 	defer m.mu.Unlock()
@@ -200,6 +192,23 @@ func (c *Coordinator) AddPartitions(id string, producerID int64, epoch int16, tp
 	return ch
 }
 
+// lockExisting is the metadata of a transactional id a producer already
+// initialized, locked: INVALID_REQUEST for no id, the coordinator error,
+// or INVALID_PRODUCER_ID_MAPPING when it has none.
+func (c *Coordinator) lockExisting(id string) (*txnMeta, *kerr.Error) {
+	if id == "" {
+		return nil, kerr.InvalidRequest
+	}
+	m, err := c.lockMeta(id, nil)
+	switch {
+	case err != nil:
+		return nil, err
+	case m == nil:
+		return nil, kerr.InvalidProducerIDMapping
+	}
+	return m, nil
+}
+
 func (m *txnMeta) hasAll(tps []partid.TopicPartition) bool {
 	for _, tp := range tps {
 		if _, ok := m.partitions[tp]; !ok {
@@ -214,17 +223,9 @@ func (m *txnMeta) hasAll(tps []partid.TopicPartition) bool {
 // markers to its partitions.
 func (c *Coordinator) EndTxn(id string, producerID int64, epoch int16, commit bool) <-chan *kerr.Error {
 	ch := make(chan *kerr.Error, 1)
-	if id == "" {
-		ch <- kerr.InvalidRequest
-		return ch
-	}
-	m, err := c.lockMeta(id, nil)
-	switch {
-	case err != nil:
+	m, err := c.lockExisting(id)
+	if err != nil {
 		ch <- err
-		return ch
-	case m == nil:
-		ch <- kerr.InvalidProducerIDMapping
 		return ch
 	}
 	defer m.mu.Unlock()

@@ -82,15 +82,11 @@ func (v *Value) AppendTo(dst []byte) ([]byte, error) {
 		}
 	} else {
 		m.Topics = []kmsg.TxnMetadataValueTopic{}
-		for _, tp := range sortedPartitions(v.Partitions) {
-			if len(tp.Topic) > math.MaxInt16 {
-				return dst, fmt.Errorf("txnrec: topic of %d bytes exceeds the int16 length limit", len(tp.Topic))
+		for _, t := range partid.ByTopic(sortedPartitions(v.Partitions)) {
+			if len(t.Topic) > math.MaxInt16 {
+				return dst, fmt.Errorf("txnrec: topic of %d bytes exceeds the int16 length limit", len(t.Topic))
 			}
-			if n := len(m.Topics); n == 0 || m.Topics[n-1].Topic != tp.Topic {
-				m.Topics = append(m.Topics, kmsg.TxnMetadataValueTopic{Topic: tp.Topic})
-			}
-			last := &m.Topics[len(m.Topics)-1]
-			last.Partitions = append(last.Partitions, tp.Partition)
+			m.Topics = append(m.Topics, kmsg.TxnMetadataValueTopic{Topic: t.Topic, Partitions: t.Partitions})
 		}
 	}
 	return m.AppendTo(dst), nil
