@@ -2,7 +2,6 @@ package group
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -15,18 +14,7 @@ import (
 )
 
 // cloneLog copies a fake log, as a new leader's replica would have it.
-func cloneLog(l *fakeLog) *fakeLog {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := newFakeLog()
-	for p, bs := range l.batches {
-		for _, b := range bs {
-			n.batches[p] = append(n.batches[p], slices.Clone(b))
-		}
-		n.leo[p] = l.leo[p]
-	}
-	return n
-}
+func cloneLog(l *fakeLog) *fakeLog { return &fakeLog{l.Clone()} }
 
 func TestReplayAfterFailover(t *testing.T) {
 	for _, codec := range []record.Codec{record.CodecNone, record.CodecGzip, record.CodecSnappy, record.CodecLZ4, record.CodecZstd} {
@@ -40,7 +28,7 @@ func TestReplayAfterFailover(t *testing.T) {
 			recv(t, ch)
 			a.commit(simpleCommit("gone", off("t", 0, 1)))
 			recv(t, a.c.DeleteGroups([]string{"gone"}))
-			for _, b := range a.log.batches[0] {
+			for _, b := range a.log.Batches[0] {
 				if h, _ := record.ParseBatchHeader(b); h.Codec() != codec {
 					t.Fatalf("batch written with %v, want %v", h.Codec(), codec)
 				}
@@ -167,7 +155,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	}
 	l := newFakeLog()
 	appendRecordsTo(t, l, p, kv{enc(t, offsetsrec.OffsetKey("g", "t", 0)), enc(t, offsetsrec.OffsetValue{Version: 3, Offset: 3, LeaderEpoch: -1})})
-	l.readHold = make(chan struct{})
+	l.ReadHold = make(chan struct{})
 	clock := newFakeClock()
 	cfg := testConfig(clock)
 	cfg.NumPartitions = 2
@@ -197,7 +185,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	if d := c.DescribeGroup(other); d.Err != kerr.NotCoordinator {
 		t.Fatalf("describe %+v", d)
 	}
-	close(l.readHold)
+	close(l.ReadHold)
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
 		var err *kerr.Error

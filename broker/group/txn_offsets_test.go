@@ -33,10 +33,10 @@ func (e *env) stable(group string, tps ...TopicPartition) []FetchedOffset {
 // transactional data batch of partition 0.
 func (l *fakeLog) txnBatches(t *testing.T) [][3]int64 {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.Mu.Lock()
+	defer l.Mu.Unlock()
 	var out [][3]int64
-	for _, b := range l.batches[0] {
+	for _, b := range l.Batches[0] {
 		h, err := record.ParseBatchHeader(b)
 		if err != nil {
 			t.Fatal(err)
@@ -138,9 +138,9 @@ func TestLaterPlainCommitWinsOverTxnCommit(t *testing.T) {
 func TestTxnOffsetCommitWriteFailureDropsPending(t *testing.T) {
 	e := newEnv(t, nil)
 	tp := TopicPartition{"t", 0}
-	e.log.mu.Lock()
-	e.log.waitErr = kerr.NotEnoughReplicasAfterAppend
-	e.log.mu.Unlock()
+	e.log.Mu.Lock()
+	e.log.WaitErr = kerr.NotEnoughReplicasAfterAppend
+	e.log.Mu.Unlock()
 	errIs(t, "txn commit", e.txnCommit(txnReq("g", 5, 0, off("t", 0, 10)))[0], kerr.CoordinatorNotAvailable)
 	if f := e.stable("g", tp); f[0].Err != nil {
 		t.Fatalf("a failed commit stayed pending: %+v", f)
@@ -165,13 +165,13 @@ func TestLoadResolvesTransactionalOffsets(t *testing.T) {
 	old.log.appendMarker(0, 10, 0, false)
 
 	log := old.log
-	log.readHold = make(chan struct{})
+	log.ReadHold = make(chan struct{})
 	clock := newFakeClock()
 	c := New(testConfig(clock), log, nil)
 	t.Cleanup(c.Stop)
 	c.OnLeadershipChange(OffsetsTopic, 0, true, 2)
 	c.OnTxnMarker(offsetsTP0, 12, 0, true) // while loading
-	close(log.readHold)
+	close(log.ReadHold)
 	e := &env{t: t, c: c, clock: clock, log: log}
 	e.waitLoaded()
 	got := e.fetched("g", TopicPartition{"t", 0}, TopicPartition{"t", 1}, TopicPartition{"t", 2}, TopicPartition{"t", 3})

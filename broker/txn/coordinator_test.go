@@ -389,15 +389,15 @@ func TestWriteErrorsAreMappedAndReleaseThePendingState(t *testing.T) {
 	} {
 		e := newEnv(t)
 		r := e.mustInit("t1")
-		e.log.mu.Lock()
-		e.log.appendErr, e.log.waitErr = tc.appendErr, tc.waitErr
-		e.log.mu.Unlock()
+		e.log.Mu.Lock()
+		e.log.AppendErr, e.log.WaitErr = tc.appendErr, tc.waitErr
+		e.log.Mu.Unlock()
 		if err := e.add("t1", r, a0); err != tc.want {
 			t.Errorf("append %v wait %v: %v, want %v", tc.appendErr, tc.waitErr, err, tc.want)
 		}
-		e.log.mu.Lock()
-		e.log.appendErr, e.log.waitErr = nil, nil
-		e.log.mu.Unlock()
+		e.log.Mu.Lock()
+		e.log.AppendErr, e.log.WaitErr = nil, nil
+		e.log.Mu.Unlock()
 		if err := e.add("t1", r, a0); err != nil {
 			t.Errorf("after %v/%v the next write failed: %v", tc.appendErr, tc.waitErr, err)
 		}
@@ -415,7 +415,7 @@ func TestLoadResumesPreparedTransactions(t *testing.T) {
 	log.put(t, 0, "half", &txnrec.Value{ProducerID: 8, ProducerEpoch: 4, TimeoutMs: 60000, State: PrepareCommit, Partitions: []partid.TopicPartition{a0, b0}, LastUpdateMs: 4, StartMs: 3})
 	log.put(t, 0, "gone", &txnrec.Value{ProducerID: 9, ProducerEpoch: 0, TimeoutMs: 60000, State: Empty, LastUpdateMs: 1, StartMs: -1})
 	log.put(t, 0, "gone", nil)
-	log.readHold = make(chan struct{})
+	log.ReadHold = make(chan struct{})
 	e := newEnvWith(t, log, 0)
 	e.c.OnLeadershipChange(TopicName, 0, true, 9)
 	if r := e.init("half", nil); r.Err != kerr.CoordinatorLoadInProgress {
@@ -424,7 +424,7 @@ func TestLoadResumesPreparedTransactions(t *testing.T) {
 	if _, _, err := e.c.List(nil, nil); err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("list while loading: %v", err)
 	}
-	close(log.readHold)
+	close(log.ReadHold)
 	e.waitState("half", CompleteCommit)
 	sent := e.sender.sent()
 	if len(sent) != 1 {

@@ -14,70 +14,23 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/coordlog"
+	"kafgo/broker/coordlog/memlog"
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/internal/testwait"
 )
 
-// fakeLog is an in-memory __transaction_state.
-type fakeLog struct {
-	mu        sync.Mutex
-	batches   map[int32][][]byte
-	leo       map[int32]int64
-	appendErr error         // fails appends
-	waitErr   error         // fails replication waits
-	readHold  chan struct{} // when set, reads block until closed
-}
+// fakeLog is an in-memory __transaction_state that insists on acks=all.
+type fakeLog struct{ *memlog.Log }
 
-func newFakeLog() *fakeLog { return &fakeLog{batches: map[int32][][]byte{}, leo: map[int32]int64{}} }
+func newFakeLog() *fakeLog { return &fakeLog{memlog.New()} }
 
 func (l *fakeLog) Append(p int32, acks int16, batch []byte) (coordlog.AppendResult, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if acks != -1 {
 		return coordlog.AppendResult{}, fmt.Errorf("acks=%d, want -1", acks)
 	}
-	if l.appendErr != nil {
-		return coordlog.AppendResult{}, l.appendErr
-	}
-	h, err := record.ParseBatchHeader(batch)
-	if err != nil {
-		return coordlog.AppendResult{}, err
-	}
-	b := slices.Clone(batch)
-	base := l.leo[p]
-	record.SetBaseOffset(b, base)
-	l.batches[p] = append(l.batches[p], b)
-	l.leo[p] = base + int64(h.LastOffsetDelta) + 1
-	waitErr := l.waitErr
-	return coordlog.AppendResult{FirstOffset: base, Wait: func(context.Context, time.Duration) error { return waitErr }}, nil
-}
-
-func (l *fakeLog) Read(p int32, offset int64, maxBytes int32, end int64) ([]byte, error) {
-	l.mu.Lock()
-	hold := l.readHold
-	l.mu.Unlock()
-	if hold != nil {
-		<-hold
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []byte
-	for _, b := range l.batches[p] {
-		h, _ := record.ParseBatchHeader(b)
-		if h.NextOffset() <= offset || h.LastOffset() >= end {
-			continue
-		}
-		out = append(out, b...)
-	}
-	return out, nil
-}
-
-func (l *fakeLog) Bounds(p int32) (int64, int64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return 0, l.leo[p], nil
+	return l.Log.Append(p, acks, batch)
 }
 
 // logged is one decoded record: nil value for a tombstone.
@@ -88,17 +41,14 @@ type logged struct {
 
 func (l *fakeLog) records(t *testing.T, p int32) []logged {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	batches, err := l.Parsed(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []logged
-	for _, b := range l.batches[p] {
-		h, _ := record.ParseBatchHeader(b)
-		if h.Codec() != record.CodecNone || h.ProducerID != -1 {
-			t.Fatalf("batch codec %v producer %d: __transaction_state batches are plain", h.Codec(), h.ProducerID)
-		}
-		batch, err := record.ParseBatch(b, 1<<20)
-		if err != nil {
-			t.Fatal(err)
+	for _, batch := range batches {
+		if batch.Codec() != record.CodecNone || batch.ProducerID != -1 {
+			t.Fatalf("batch codec %v producer %d: __transaction_state batches are plain", batch.Codec(), batch.ProducerID)
 		}
 		for _, r := range batch.Records {
 			id, err := txnrec.ParseKey(r.Key)
@@ -259,7 +209,7 @@ func newEnvWith(t *testing.T, log *fakeLog, epoch int32) *env {
 	e.c = New(cfg, log, nil, func(context.Context) (int64, error) { return e.pids.Add(1) - 1, nil }, e.sender)
 	e.c.Start()
 	t.Cleanup(e.c.Stop)
-	if log.readHold == nil {
+	if log.ReadHold == nil {
 		e.lead(epoch)
 	}
 	return e
