@@ -50,18 +50,23 @@ func expirable(s State) bool { return s == Empty || s == CompleteCommit || s == 
 // back so the coordinator can always fence.
 func epochExhausted(epoch int16) bool { return epoch >= math.MaxInt16-1 }
 
-// transit is a prepared state (Kafka's TxnTransitMetadata): what is
-// written to the log and applied once the write is replicated.
-type transit struct {
+// txnState is what a transition sets, the partitions aside.
+type txnState struct {
 	producerID     int64
 	lastProducerID int64
 	epoch          int16
 	lastEpoch      int16
 	timeoutMs      int32
 	state          State
-	partitions     []partid.TopicPartition // sorted
-	startMs        int64
+	startMs        int64 // -1 when no transaction started
 	updateMs       int64
+}
+
+// transit is a prepared state (Kafka's TxnTransitMetadata): what is
+// written to the log and applied once the write is replicated.
+type transit struct {
+	txnState
+	partitions []partid.TopicPartition // sorted
 }
 
 // reset makes t the Empty state InitProducerId leaves: no transaction,
@@ -83,15 +88,8 @@ type txnMeta struct {
 	id string
 	sh *shard // the shard it was loaded or created in
 
-	producerID     int64
-	lastProducerID int64
-	epoch          int16
-	lastEpoch      int16
-	timeoutMs      int32
-	state          State
-	partitions     map[partid.TopicPartition]struct{}
-	startMs        int64 // -1 when no transaction started
-	updateMs       int64
+	txnState
+	partitions map[partid.TopicPartition]struct{}
 
 	// pending is the state a transition in flight goes to; requests get
 	// CONCURRENT_TRANSACTIONS meanwhile.
@@ -105,9 +103,9 @@ type txnMeta struct {
 }
 
 func newMeta(id string, sh *shard, v txnrec.Value) *txnMeta {
-	m := &txnMeta{id: id, sh: sh, producerID: v.ProducerID, lastProducerID: noProducerID, epoch: v.ProducerEpoch,
-		lastEpoch: noProducerEpoch, timeoutMs: v.TimeoutMs, state: v.State, partitions: map[partid.TopicPartition]struct{}{},
-		startMs: v.StartMs, updateMs: v.LastUpdateMs}
+	m := &txnMeta{id: id, sh: sh, partitions: map[partid.TopicPartition]struct{}{}, txnState: txnState{
+		producerID: v.ProducerID, lastProducerID: noProducerID, epoch: v.ProducerEpoch, lastEpoch: noProducerEpoch,
+		timeoutMs: v.TimeoutMs, state: v.State, startMs: v.StartMs, updateMs: v.LastUpdateMs}}
 	for _, tp := range v.Partitions {
 		m.partitions[tp] = struct{}{}
 	}
@@ -123,8 +121,9 @@ func (m *txnMeta) sortedPartitions() []partid.TopicPartition {
 
 // current is the metadata as a transit, the base every prepare edits.
 func (m *txnMeta) current() transit {
-	return transit{producerID: m.producerID, lastProducerID: m.producerID, epoch: m.epoch, lastEpoch: m.lastEpoch,
-		timeoutMs: m.timeoutMs, state: m.state, partitions: m.sortedPartitions(), startMs: m.startMs, updateMs: m.updateMs}
+	t := transit{txnState: m.txnState, partitions: m.sortedPartitions()}
+	t.lastProducerID = m.producerID
+	return t
 }
 
 // prepare is Kafka's prepareTransitionTo: it checks the transition and
@@ -146,14 +145,11 @@ func (m *txnMeta) prepare(t transit) (transit, error) {
 
 // complete applies a transit whose write was replicated.
 func (m *txnMeta) complete(t transit) {
-	m.producerID, m.lastProducerID = t.producerID, t.lastProducerID
-	m.epoch, m.lastEpoch = t.epoch, t.lastEpoch
-	m.timeoutMs, m.state = t.timeoutMs, t.state
+	m.txnState = t.txnState
 	m.partitions = map[partid.TopicPartition]struct{}{}
 	for _, tp := range t.partitions {
 		m.partitions[tp] = struct{}{}
 	}
-	m.startMs, m.updateMs = t.startMs, t.updateMs
 	m.hasPending = false
 }
 
