@@ -26,6 +26,7 @@ import (
 	"kafgo/broker/quota"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/txn"
 	"kafgo/broker/wire"
 )
 
@@ -43,6 +44,8 @@ type Broker struct {
 	ctl       *controller.Controller
 	admin     *controller.Admin
 	groups    *group.Coordinator
+	txns      *txn.Coordinator
+	pids      *producerIDs
 	topics    *topicConfigs
 	api       *api.Server
 	net       *wire.Server
@@ -169,6 +172,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		// Set before any LeaderAndIsr can arrive (the listeners start below).
 		OnLeadershipChange: func(tp partid.TopicPartition, leader bool, epoch int32) {
 			b.groups.OnLeadershipChange(tp.Topic, tp.Partition, leader, epoch)
+			b.txns.OnLeadershipChange(tp.Topic, tp.Partition, leader, epoch)
 			if _, ok := b.replicas.Partition(tp); !ok {
 				b.topics.release(tp.Topic)
 			}
@@ -177,7 +181,9 @@ func (b *Broker) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), offsetsLog(b.replicas), b.cache)
+	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
+	b.pids = &producerIDs{store: b.store, broker: cfg.BrokerID}
+	b.txns = txn.New(txn.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.hosted = b.hostsTopic
 	b.topics.onBroker = b.reloadBrokerConfig
@@ -204,6 +210,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.logs.Start(runCtx)
 	b.replicas.Start()
 	b.groups.Start()
+	b.txns.Start()
 	if err := b.register(ctx); err != nil {
 		return err
 	}
@@ -395,6 +402,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 			// can drain.
 			b.groups.Stop()
 		}
+		if b.txns != nil {
+			b.txns.Stop()
+		}
 		if b.net != nil {
 			if err := b.net.Shutdown(ctx); err != nil {
 				errs = append(errs, err)
@@ -474,11 +484,13 @@ func (b *Broker) apiDeps() *api.Deps {
 		Controller:          b.ctl,
 		Admin:               b.admin,
 		Groups:              b.groups,
+		Txns:                b.txns,
+		OnTxnMarker:         b.groups.OnTxnMarker,
 		Logger:              b.log,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
 		AlterBrokerConfig:   b.alterBrokerConfig,
-		NextProducerID:      (&producerIDs{store: b.store, broker: b.Config().BrokerID}).Next,
+		NextProducerID:      b.pids.Next,
 		RequestTimeout:      time.Duration(b.Config().RequestTimeoutMs) * time.Millisecond,
 	}
 }

@@ -5,39 +5,44 @@ import (
 	"fmt"
 	"time"
 
-	"kafgo/broker/group"
+	"kafgo/broker/coordlog"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
 )
 
-// offsetsLog is the group coordinator's group.Log: the __consumer_offsets
-// partitions through the broker's replica manager. Appends go through the
-// leader path (so they are replicated and fenced by leadership like any
-// produce) and acks=all waits for the ISR. It lives here, where the parts
-// meet, so that group and replica stay independent of each other. Errors go
-// back as the replica manager gives them; the coordinator maps them with
-// kafkaerr's table, as every handler does.
-// Appends
-// carry the coordinator origin: transactional offset commits (KIP-98) are
-// written with the producer's id and epoch but sequence 0 every time, as
-// Kafka's group coordinator writes them, so they are fenced by epoch but
-// not sequence-checked nor deduplicated. Read returns control batches
-// (transaction markers) as written.
-func offsetsLog(m *replica.Manager) group.Log { return replicaLog{m: m} }
-
-type replicaLog struct{ m *replica.Manager }
-
-func offsetsTP(p int32) partid.TopicPartition {
-	return partid.TopicPartition{Topic: group.OffsetsTopic, Partition: p}
+// internalTopicLog is a coordinator's coordlog.Log: the partitions of its
+// internal topic (__consumer_offsets, __transaction_state) through the
+// broker's replica manager. Appends go through the leader path (so they are
+// replicated and fenced by leadership like any produce) and acks=all waits
+// for the ISR. It lives here, where the parts meet, so that the
+// coordinators and replica stay independent of each other. Errors go back as
+// the replica manager gives them; the coordinators map them with kafkaerr's
+// table, as every handler does. Appends carry the coordinator origin:
+// transactional offset commits (KIP-98) are written with the producer's id
+// and epoch but sequence 0 every time, as Kafka's group coordinator writes
+// them, so they are fenced by epoch but not sequence-checked nor
+// deduplicated. Reads return control batches (transaction markers) as
+// written.
+func internalTopicLog(m *replica.Manager, topic string) coordlog.Log {
+	return replicaLog{m: m, topic: topic}
 }
 
-func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResult, error) {
-	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: offsetsTP(p), Batches: batch, Origin: storage.OriginCoordinator}})
+type replicaLog struct {
+	m     *replica.Manager
+	topic string
+}
+
+func (l replicaLog) tp(p int32) partid.TopicPartition {
+	return partid.TopicPartition{Topic: l.topic, Partition: p}
+}
+
+func (l replicaLog) Append(p int32, acks int16, batch []byte) (coordlog.AppendResult, error) {
+	res := l.m.AppendToLeaders(acks, []replica.ProducePartition{{TP: l.tp(p), Batches: batch, Origin: storage.OriginCoordinator}})
 	if err := res[0].Err; err != nil {
-		return group.AppendResult{}, err
+		return coordlog.AppendResult{}, err
 	}
-	out := group.AppendResult{FirstOffset: res[0].Info.FirstOffset}
+	out := coordlog.AppendResult{FirstOffset: res[0].Info.FirstOffset}
 	if acks == -1 {
 		out.Wait = func(ctx context.Context, timeout time.Duration) error {
 			l.m.WaitForAcks(ctx, timeout, res)
@@ -51,7 +56,7 @@ func (l replicaLog) Append(p int32, acks int16, batch []byte) (group.AppendResul
 }
 
 func (l replicaLog) partition(p int32) (*replica.Partition, error) {
-	part, err := l.m.LeaderPartition(offsetsTP(p))
+	part, err := l.m.LeaderPartition(l.tp(p))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +70,7 @@ func (l replicaLog) Read(p int32, offset int64, maxBytes int32, end int64) ([]by
 	}
 	b, err := part.Log().ReadBytes(offset, maxBytes, end)
 	if err != nil {
-		return nil, fmt.Errorf("broker: reading %s at %d: %w", offsetsTP(p), offset, err)
+		return nil, fmt.Errorf("broker: reading %s at %d: %w", l.tp(p), offset, err)
 	}
 	return b, nil
 }

@@ -3,9 +3,11 @@ package broker
 import (
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
+	"kafgo/broker/coordlog"
 	"kafgo/broker/group"
+	"kafgo/broker/partid"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // Group offsets go to __consumer_offsets through the replica manager and
@@ -33,8 +35,8 @@ func TestOffsetsLogSurvivesRestart(t *testing.T) {
 	}
 
 	b2, _ := startTestBroker(t, testConfig(t, dir, map[string]string{"offsets.topic.num.partitions": "3"}))
-	p := group.PartitionFor("readers", 3)
-	l, ok := b2.logs.Log(offsetsTP(p))
+	p := coordlog.PartitionFor("readers", 3)
+	l, ok := b2.logs.Log(partid.TopicPartition{Topic: group.OffsetsTopic, Partition: p})
 	if !ok || l.LogEndOffset() == 0 {
 		t.Fatalf("__consumer_offsets-%d holds nothing after the commit", p)
 	}

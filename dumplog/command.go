@@ -18,7 +18,8 @@ func NewCommand() *cobra.Command {
 .timeindex files, producer .snapshot files and .txnindex files, offline and
 read-only, with the flags and output of Kafka's kafka-dump-log.sh.
 
---print-data-log (implied by --offsets-decoder and the decoder options)
+--print-data-log (implied by --offsets-decoder, --transaction-log-decoder
+and the decoder options)
 prints keys and payloads and implies --deep-iteration, which prints every
 record. --index-sanity-check runs the check the broker runs on startup;
 --verify-index-only compares an index with its .log without printing it.
@@ -31,7 +32,8 @@ Examples:
   kafgo dump-log-segments --files /var/kafgo/orders-0/00000000000000000000.log
   kafgo dump-log-segments --print-data-log --files 00000000000000000000.log
   kafgo dump-log-segments --verify-index-only --files 00000000000000000000.index,00000000000000000000.timeindex
-  kafgo dump-log-segments --offsets-decoder --files __consumer_offsets-7/00000000000000000000.log`,
+  kafgo dump-log-segments --offsets-decoder --files __consumer_offsets-7/00000000000000000000.log
+  kafgo dump-log-segments --transaction-log-decoder --files __transaction_state-3/00000000000000000000.log`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if files != "" {
@@ -56,6 +58,7 @@ Examples:
 	f.IntVar(&o.MaxMessageSize, "max-message-size", DefaultMaxMessageSize, "Size of largest message.")
 	f.IntVar(&o.MaxBytes, "max-bytes", DefaultMaxBytes, "Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).")
 	f.BoolVar(&o.OffsetsDecoder, "offsets-decoder", false, "If set, log data will be parsed as offset data from the __consumer_offsets topic.")
+	f.BoolVar(&o.TxnLogDecoder, "transaction-log-decoder", false, "If set, log data will be parsed as transaction metadata from the __transaction_state topic.")
 	f.BoolVar(&o.SkipRecordMetadata, "skip-record-metadata", false, "Whether to skip printing metadata for each record.")
 	// Kafka's decoder options take an optional class name; only the
 	// default StringDecoder is available here.

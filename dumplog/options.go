@@ -34,6 +34,7 @@ type Options struct {
 	IndexSanityCheck   bool     // --index-sanity-check
 	VerifyIndexOnly    bool     // --verify-index-only
 	OffsetsDecoder     bool     // --offsets-decoder
+	TxnLogDecoder      bool     // --transaction-log-decoder
 	SkipRecordMetadata bool     // --skip-record-metadata
 	MaxMessageSize     int      // --max-message-size
 	MaxBytes           int      // --max-bytes
@@ -83,7 +84,7 @@ func (o *Options) Validate() error {
 // printData is Kafka's shouldPrintDataLog: --print-data-log or any decoder
 // option.
 func (o *Options) printData() bool {
-	return o.PrintDataLog || o.OffsetsDecoder || o.KeyDecoderClass != "" || o.ValueDecoderClass != ""
+	return o.PrintDataLog || o.OffsetsDecoder || o.TxnLogDecoder || o.KeyDecoderClass != "" || o.ValueDecoderClass != ""
 }
 
 // deep is Kafka's isDeepIteration.

@@ -98,8 +98,11 @@ func Run(o Options, stdout, stderr io.Writer) error {
 func newDumper(o Options, stdout, stderr io.Writer) *dumper {
 	d := &dumper{o: o, out: bufio.NewWriterSize(stdout, 64<<10), errw: stderr, seen: map[string]bool{}}
 	d.parser = stringParser{}
-	if o.OffsetsDecoder {
+	switch {
+	case o.OffsetsDecoder: // Kafka's precedence when both are given
 		d.parser = offsetsParser{}
+	case o.TxnLogDecoder:
+		d.parser = txnLogParser{}
 	}
 	return d
 }

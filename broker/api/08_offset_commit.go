@@ -30,8 +30,7 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 	if req.Version >= 7 {
 		cr.InstanceID = req.InstanceID
 	}
-	type slot struct{ ti, pi int }
-	var slots []slot
+	var slots []commitSlot
 	view := s.d.Cache.View()
 	for ti, rt := range req.Topics {
 		ot := kmsg.NewOffsetCommitResponseTopic()
@@ -42,13 +41,7 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
-				o := group.CommitOffset{
-					TopicPartition:  group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition},
-					Offset:          rp.Offset,
-					LeaderEpoch:     -1,
-					Metadata:        rp.Metadata,
-					CommitTimestamp: -1,
-				}
+				o := commitOffset(rt.Topic, rp.Partition, rp.Offset, rp.Metadata)
 				if req.Version >= 6 {
 					o.LeaderEpoch = rp.LeaderEpoch
 				}
@@ -56,7 +49,7 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 					o.CommitTimestamp = rp.Timestamp
 				}
 				cr.Offsets = append(cr.Offsets, o)
-				slots = append(slots, slot{ti, pi})
+				slots = append(slots, commitSlot{ti, pi})
 			}
 			ot.Partitions = append(ot.Partitions, op)
 		}
@@ -65,7 +58,30 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 	if len(cr.Offsets) == 0 {
 		return now(resp)
 	}
-	ch := s.d.Groups.CommitOffsets(cr)
+	return s.awaitCommit(s.d.Groups.CommitOffsets(cr), slots, resp, func(sl commitSlot, ec int16) {
+		resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = ec
+	})
+}
+
+// commitSlot is where the coordinator's answer for one offset goes in the
+// response: topic and partition indexes.
+type commitSlot struct{ ti, pi int }
+
+// commitOffset is one requested offset as the coordinator takes it, before
+// the version-dependent fields (leader epoch, v1's timestamp).
+func commitOffset(topic string, partition int32, offset int64, metadata *string) group.CommitOffset {
+	return group.CommitOffset{
+		TopicPartition:  group.TopicPartition{Topic: topic, Partition: partition},
+		Offset:          offset,
+		LeaderEpoch:     -1,
+		Metadata:        metadata,
+		CommitTimestamp: -1,
+	}
+}
+
+// awaitCommit is the deferred reply of a commit: the coordinator's answer
+// for each offset (NOT_COORDINATOR if it stopped) filed by set.
+func (s *Server) awaitCommit(ch <-chan []*kerr.Error, slots []commitSlot, resp kmsg.Response, set func(commitSlot, int16)) Reply {
 	return func() Result {
 		errs := waitGroupAnswer(ch, s.d.Groups.Done(), nil)
 		for i, sl := range slots {
@@ -73,7 +89,7 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 			if errs != nil {
 				e = errs[i]
 			}
-			resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = code(e)
+			set(sl, code(e))
 		}
 		return Result{Resp: resp}
 	}

@@ -14,8 +14,9 @@ import (
 // partitions without one. Up to v7 it asks for one group; v8 batches
 // groups, each with its own error (they may live on different
 // coordinators). A null topic list (v2+) means every committed partition.
-// require_stable needs no wait here: without transactions no commit is
-// ever pending on a transaction.
+// require_stable (v7+, KIP-447) answers UNSTABLE_OFFSET_COMMIT for
+// partitions with a commit in flight or pending on a transaction; the
+// consumer retries until the transaction ends.
 func (s *Server) handleOffsetFetch(c *Call) Reply {
 	req := c.Req.(*kmsg.OffsetFetchRequest)
 	resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
@@ -30,7 +31,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 					}
 				}
 			}
-			offsets, err := s.d.Groups.FetchOffsets(rg.Group, tps)
+			offsets, err := s.d.Groups.FetchOffsets(rg.Group, tps, req.RequireStable)
 			og := kmsg.NewOffsetFetchResponseGroup()
 			og.Group, og.ErrorCode = rg.Group, code(err)
 			if err == nil {
@@ -60,7 +61,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 			}
 		}
 	}
-	offsets, err := s.d.Groups.FetchOffsets(req.Group, tps)
+	offsets, err := s.d.Groups.FetchOffsets(req.Group, tps, req.Version >= 7 && req.RequireStable)
 	if err != nil {
 		if req.Version >= 2 {
 			resp.ErrorCode = code(err)

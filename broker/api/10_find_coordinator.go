@@ -8,13 +8,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/controller"
-	"kafgo/broker/group"
+	"kafgo/broker/coordlog"
 )
 
 // FindCoordinator (key 10), v0-v4.
-// The group coordinator is the leader of the __consumer_offsets partition
-// chosen by the group id's Java hashCode; the topic is created on first use.
-// v4 takes several keys per request.
+// Key type 0 (GROUP): the leader of the group's __consumer_offsets
+// partition; key type 1 (TRANSACTION, v1+): the leader of the
+// transactional id's __transaction_state partition. Both are placed by
+// the key's Java hashCode, and the first request creates the internal
+// topic. v4 takes several keys per request.
 
 // Coordinator key types (FindCoordinator v1+).
 const (
@@ -22,11 +24,11 @@ const (
 	coordinatorTransaction = 1
 )
 
-// handleFindCoordinator answers with the leader of the key's
-// __consumer_offsets partition. The first request of a cluster creates the
-// topic and, like Kafka, answers COORDINATOR_NOT_AVAILABLE until a leader
-// is up. The work runs in the deferred reply: creating the topic writes to
-// the metadata store, which must not stall this connection's reader.
+// handleFindCoordinator answers with the leader of the key's partition. The
+// first request of a cluster creates the topic and, like Kafka, answers
+// COORDINATOR_NOT_AVAILABLE until a leader is up. The work runs in the
+// deferred reply: creating the topic writes to the metadata store, which
+// must not stall this connection's reader.
 func (s *Server) handleFindCoordinator(c *Call) Reply {
 	req := c.Req.(*kmsg.FindCoordinatorRequest)
 	listener := c.Listener(s.d.InterBrokerListener)
@@ -52,19 +54,23 @@ func (s *Server) findCoordinator(key string, keyType int8, listener string) kmsg
 		out.ErrorCode, out.ErrorMessage = code.Code, kmsg.StringPtr(msg)
 		return out
 	}
+	var pl *coordlog.Placement
+	var create func()
 	switch keyType {
 	case coordinatorGroup:
+		pl, create = s.d.Groups.Placement(), s.createOffsetsTopic
 	case coordinatorTransaction:
-		return fail(kerr.CoordinatorNotAvailable, "transactions are not supported by this broker")
+		pl, create = s.d.Txns.Placement(), s.createTransactionTopic
 	default:
 		return fail(kerr.InvalidRequest, "unknown coordinator type "+strconv.Itoa(int(keyType)))
 	}
+	topic := pl.Topic()
 	view := s.d.Cache.View()
-	if _, ok := view.Topic(group.OffsetsTopic); !ok {
-		s.createOffsetsTopic()
-		return fail(kerr.CoordinatorNotAvailable, "the coordinator is not available: "+group.OffsetsTopic+" is being created")
+	if _, ok := view.Topic(topic); !ok {
+		create()
+		return fail(kerr.CoordinatorNotAvailable, "the coordinator is not available: "+topic+" is being created")
 	}
-	p, ok := view.Partition(group.OffsetsTopic, s.d.Groups.PartitionFor(key))
+	p, ok := view.Partition(topic, pl.PartitionFor(key))
 	if !ok || p.Leader < 0 {
 		return fail(kerr.CoordinatorNotAvailable, "the coordinator is not available: its partition has no leader")
 	}
@@ -82,38 +88,70 @@ func (s *Server) findCoordinator(key string, keyType int8, listener string) kmsg
 
 // createOffsetsTopic creates __consumer_offsets as Kafka does:
 // offsets.topic.num.partitions partitions, offsets.topic.replication.factor
-// replicas (capped by the live brokers, so a small cluster gets groups at
-// all), compacted, with offsets.topic.segment.bytes segments. The
+// replicas, compacted, with offsets.topic.segment.bytes segments. The
 // coordinator compresses its own batches with offsets.topic.compression.codec,
 // so the topic keeps what it is given (compression.type=producer).
 func (s *Server) createOffsetsTopic() {
-	done, ok := s.d.Groups.BeginTopicCreation()
+	cfg := s.d.Config()
+	s.createInternalTopic(s.d.Groups.Placement(), cfg.OffsetsTopicNumPartitions, cfg.OffsetsTopicReplicationFactor, 0, map[string]string{
+		"cleanup.policy":   "compact",
+		"segment.bytes":    strconv.Itoa(int(cfg.OffsetsTopicSegmentBytes)),
+		"compression.type": "producer",
+	})
+}
+
+// createTransactionTopic creates __transaction_state with Kafka's
+// TransactionStateManager settings: transaction.state.log.num.partitions
+// partitions, transaction.state.log.replication.factor replicas,
+// min.insync.replicas transaction.state.log.min.isr, compacted,
+// uncompressed, transaction.state.log.segment.bytes segments, no unclean
+// leader election.
+func (s *Server) createTransactionTopic() {
+	cfg := s.d.Config()
+	s.createInternalTopic(s.d.Txns.Placement(), cfg.TransactionStateLogNumPartitions, cfg.TransactionStateLogReplicationFactor,
+		cfg.TransactionStateLogMinIsr, map[string]string{
+			"cleanup.policy":                 "compact",
+			"segment.bytes":                  strconv.Itoa(int(cfg.TransactionStateLogSegmentBytes)),
+			"compression.type":               "uncompressed",
+			"unclean.leader.election.enable": "false",
+		})
+}
+
+// createInternalTopic creates a coordinator's topic unless another request
+// is creating it. The replication factor is capped by the live brokers, so
+// a small cluster (the single embedded broker) gets coordinators at all;
+// a min.insync.replicas (minISR > 0) is capped by the replication factor
+// for the same reason, or no acks=all write could ever succeed.
+func (s *Server) createInternalTopic(pl *coordlog.Placement, partitions int32, rf int16, minISR int32, configs map[string]string) {
+	done, ok := pl.BeginTopicCreation()
 	if !ok {
 		return // another request is creating it
 	}
 	defer done()
+	topic := pl.Topic()
 	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
 	defer cancel()
-	cfg := s.d.Config()
-	rf := cfg.OffsetsTopicReplicationFactor
 	if brokers, err := s.d.Admin.LiveBrokers(ctx); err == nil && len(brokers) > 0 && int(rf) > len(brokers) {
-		s.log.Warn("creating "+group.OffsetsTopic+" with fewer replicas than offsets.topic.replication.factor", "wanted", rf, "live_brokers", len(brokers))
+		s.log.Warn("creating "+topic+" with fewer replicas than configured", "wanted", rf, "live_brokers", len(brokers))
 		rf = int16(len(brokers))
 	}
+	if minISR > 0 {
+		if minISR > int32(rf) {
+			s.log.Warn("creating "+topic+" with min.insync.replicas capped by its replication factor", "wanted", minISR, "replication_factor", rf)
+			minISR = int32(rf)
+		}
+		configs["min.insync.replicas"] = strconv.Itoa(int(minISR))
+	}
 	_, err := s.d.Admin.CreateTopic(ctx, controller.TopicSpec{
-		Name:              group.OffsetsTopic,
-		Partitions:        cfg.OffsetsTopicNumPartitions,
+		Name:              topic,
+		Partitions:        partitions,
 		ReplicationFactor: rf,
-		Configs: map[string]string{
-			"cleanup.policy":   "compact",
-			"segment.bytes":    strconv.Itoa(int(cfg.OffsetsTopicSegmentBytes)),
-			"compression.type": "producer",
-		},
+		Configs:           configs,
 	}, false)
 	switch {
 	case err == nil:
-		s.log.Info("created "+group.OffsetsTopic, "partitions", cfg.OffsetsTopicNumPartitions, "replication_factor", rf)
+		s.log.Info("created "+topic, "partitions", partitions, "replication_factor", rf)
 	case errCode(err) != kerr.TopicAlreadyExists.Code:
-		s.log.Warn("creating "+group.OffsetsTopic+" failed", "err", err)
+		s.log.Warn("creating "+topic+" failed", "err", err)
 	}
 }

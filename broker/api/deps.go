@@ -12,6 +12,7 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/txn"
 )
 
 // Deps are the broker parts handlers use.
@@ -25,6 +26,7 @@ type Deps struct {
 	Controller          *controller.Controller
 	Admin               *controller.Admin
 	Groups              *group.Coordinator
+	Txns                *txn.Coordinator
 	Logger              *slog.Logger
 
 	// Config returns the broker's current configuration.

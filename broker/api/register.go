@@ -36,4 +36,5 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrWriteTxnMarkersRequest(), 0, 1, s.handleWriteTxnMarkers)
 	s.register(kmsg.NewPtrDescribeProducersRequest(), 0, 0, s.handleDescribeProducers)
 	s.registerGroupAPIs()
+	s.registerTxnAPIs()
 }

@@ -5,12 +5,12 @@ import (
 	"log/slog"
 	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/clusterview"
+	"kafgo/broker/coordlog"
 )
 
 // shard is one __consumer_offsets partition this broker leads: its groups
@@ -21,6 +21,9 @@ type shard struct {
 	loading   bool
 	abort     chan struct{} // closed when leadership is lost
 	groups    map[string]*group
+	// markers are transaction markers that landed while the shard
+	// loaded, applied once it is loaded (guarded by the coordinator's mu).
+	markers []txnMarker
 }
 
 // Coordinator is the group coordinator of one broker (Kafka's
@@ -41,8 +44,7 @@ type Coordinator struct {
 	shards  map[int32]*shard
 	stopped bool
 
-	partitions atomic.Int32 // partition count once the topic is known
-	creating   atomic.Bool  // a FindCoordinator is creating the topic
+	placement *coordlog.Placement
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -56,15 +58,16 @@ func New(cfg Config, log Log, cache *clusterview.Cache) *Coordinator {
 	cfg.setDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Coordinator{
-		cfg:    cfg,
-		log:    log,
-		cache:  cache,
-		clock:  cfg.Clock,
-		logger: cfg.Logger.With("component", "group-coordinator"),
-		shards: map[int32]*shard{},
-		ctx:    ctx,
-		cancel: cancel,
-		done:   make(chan struct{}),
+		cfg:       cfg,
+		log:       log,
+		cache:     cache,
+		clock:     cfg.Clock,
+		logger:    cfg.Logger.With("component", "group-coordinator"),
+		shards:    map[int32]*shard{},
+		placement: coordlog.NewPlacement(OffsetsTopic, cfg.NumPartitions, cache),
+		ctx:       ctx,
+		cancel:    cancel,
+		done:      make(chan struct{}),
 	}
 }
 
@@ -110,35 +113,15 @@ func (c *Coordinator) Stop() {
 // Done is closed when the coordinator stops.
 func (c *Coordinator) Done() <-chan struct{} { return c.done }
 
-// NumPartitions is the partition count of __consumer_offsets: the topic's
-// own once it exists (it must never change), else the configured one.
-func (c *Coordinator) NumPartitions() int32 {
-	if n := c.partitions.Load(); n > 0 {
-		return n
-	}
-	if c.cache != nil {
-		if t, ok := c.cache.View().Topic(OffsetsTopic); ok && len(t.Partitions) > 0 {
-			n := int32(len(t.Partitions))
-			c.partitions.Store(n)
-			return n
-		}
-	}
-	return c.cfg.NumPartitions
-}
+// Placement maps group ids to __consumer_offsets partitions (the topic's
+// own partition count once it exists, else the configured one).
+func (c *Coordinator) Placement() *coordlog.Placement { return c.placement }
+
+// NumPartitions is the partition count of __consumer_offsets.
+func (c *Coordinator) NumPartitions() int32 { return c.placement.NumPartitions() }
 
 // PartitionFor is the __consumer_offsets partition of a group.
-func (c *Coordinator) PartitionFor(group string) int32 {
-	return PartitionFor(group, c.NumPartitions())
-}
-
-// BeginTopicCreation reports whether the caller should create the offsets
-// topic now (no other creation is running); it then calls the returned func.
-func (c *Coordinator) BeginTopicCreation() (func(), bool) {
-	if !c.creating.CompareAndSwap(false, true) {
-		return nil, false
-	}
-	return func() { c.creating.Store(false) }, true
-}
+func (c *Coordinator) PartitionFor(group string) int32 { return c.placement.PartitionFor(group) }
 
 // shardFor returns the active shard of a group or the coordinator error:
 // COORDINATOR_NOT_AVAILABLE when stopped, COORDINATOR_LOAD_IN_PROGRESS while
@@ -245,7 +228,7 @@ func (c *Coordinator) goAfterWrite(g *group, res AppendResult, done func(err err
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		err := res.wait(c.ctx, c.cfg.CommitTimeout)
+		err := res.Await(c.ctx, c.cfg.CommitTimeout)
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		done(err)

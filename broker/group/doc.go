@@ -73,6 +73,19 @@
 // Empty (KIP-211, persisted as current_state_timestamp), and deletes Empty
 // groups left with no offsets; both write tombstones.
 //
+// # Transactional offsets (KIP-98, KIP-447)
+//
+// TxnOffsetCommit writes offset records as the producer's transactional
+// batch (its producer id and epoch, base sequence 0, as Kafka writes it;
+// the partition checks coordinator writes by epoch only). They stay pending per producer id, invisible to OffsetFetch
+// (a require_stable fetch gets UNSTABLE_OFFSET_COMMIT for them), until the
+// transaction coordinator's marker lands on the group's partition:
+// OnTxnMarker with COMMIT makes them the committed offsets unless a later
+// record already committed the partition, ABORT drops them. A load does
+// the same from the log: records of a transactional batch wait for their
+// producer's control batch. v3 requests are checked like a member's
+// commit (generation, member id, static instance).
+//
 // # Locking
 //
 // Each group has its own mutex; the coordinator's mutex guards only the

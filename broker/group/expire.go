@@ -112,6 +112,7 @@ func (c *Coordinator) DeleteGroups(ids []string) <-chan []*kerr.Error {
 		}
 		clear(g.offsets)
 		clear(g.pendingCommits)
+		clear(g.pendingTxn)
 		c.dropGroup(g)
 		c.logger.Info("deleted group", "group", id, "offsets", len(tps))
 		waits++

@@ -30,9 +30,9 @@ func TestAssignmentWriteFailure(t *testing.T) {
 			e.clock.Advance(0)
 			recv(t, cha)
 			recv(t, chb)
-			e.log.mu.Lock()
-			e.log.appendErr, e.log.waitErr = tc.appendErr, tc.waitErr
-			e.log.mu.Unlock()
+			e.log.Mu.Lock()
+			e.log.AppendErr, e.log.WaitErr = tc.appendErr, tc.waitErr
+			e.log.Mu.Unlock()
 			sb := e.c.SyncGroup(SyncRequest{Group: "g", Generation: 1, MemberID: b})
 			sa := e.c.SyncGroup(SyncRequest{Group: "g", Generation: 1, MemberID: a, Assignments: map[string][]byte{a: []byte("A"), b: []byte("B")}})
 			errIs(t, "leader", recv(t, sa).Err, tc.want)
@@ -67,9 +67,9 @@ func TestNewLeaderWhenLeaderMissesRebalance(t *testing.T) {
 func TestStaticReplacementWriteFailure(t *testing.T) {
 	e := newEnv(t, nil)
 	ids := e.staticGroup(2)
-	e.log.mu.Lock()
-	e.log.waitErr = kerr.NotEnoughReplicasAfterAppend
-	e.log.mu.Unlock()
+	e.log.Mu.Lock()
+	e.log.WaitErr = kerr.NotEnoughReplicasAfterAppend
+	e.log.Mu.Unlock()
 	r := recv(t, e.c.JoinGroup(staticReq("inst-1", "")))
 	errIs(t, "replacement", r.Err, kerr.CoordinatorNotAvailable)
 	inst := "inst-1"

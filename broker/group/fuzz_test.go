@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/broker/coordlog"
 	"kafgo/broker/group/offsetsrec"
 )
 
@@ -22,7 +23,7 @@ func FuzzReplay(f *testing.F) {
 			v = nil
 		}
 		r := newReplay()
-		_ = r.apply(0, k, v)
+		_ = r.Record(coordlog.BatchInfo{ProducerID: -1}, 0, k, v)
 		c := New(testConfig(newFakeClock()), newFakeLog(), nil)
 		sh := &shard{groups: map[string]*group{}}
 		for id, gv := range r.groups {

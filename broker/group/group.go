@@ -136,6 +136,9 @@ type group struct {
 
 	offsets        map[TopicPartition]offsetEntry
 	pendingCommits map[TopicPartition][]int64 // log offsets of commits awaiting replication
+	// pendingTxn holds offsets committed in a transaction, by producer id,
+	// until its COMMIT marker makes them the group's (or ABORT drops them).
+	pendingTxn map[int64]map[TopicPartition]*txnOffset
 }
 
 type pendingMember struct {
@@ -156,6 +159,7 @@ func newGroup(id string, partition int32, sh *shard, now time.Time) *group {
 		pendingSync:    map[string]bool{},
 		offsets:        map[TopicPartition]offsetEntry{},
 		pendingCommits: map[TopicPartition][]int64{},
+		pendingTxn:     map[int64]map[TopicPartition]*txnOffset{},
 	}
 }
 
@@ -432,7 +436,9 @@ func (g *group) joinResult(m *member, withMembers bool) JoinResult {
 	return r
 }
 
-func (g *group) hasOffsets() bool { return len(g.offsets) > 0 || len(g.pendingCommits) > 0 }
+func (g *group) hasOffsets() bool {
+	return len(g.offsets) > 0 || len(g.pendingCommits) > 0 || len(g.pendingTxn) > 0
+}
 
 // canRebalance: the states a rebalance may start from.
 func (g *group) canRebalance() bool {

@@ -1,7 +1,6 @@
 package group
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/coordlog/memlog"
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
 	"kafgo/internal/testwait"
@@ -85,92 +85,38 @@ func (c *fakeClock) Advance(d time.Duration) {
 	}
 }
 
-// fakeLog is an in-memory __consumer_offsets: batches per partition with
-// offsets assigned on append.
-type fakeLog struct {
-	mu      sync.Mutex
-	batches map[int32][][]byte
-	leo     map[int32]int64
-	// appendErr fails appends; waitErr fails replication waits; hold, when
-	// set, makes waits block until it is closed.
-	appendErr error
-	waitErr   error
-	hold      chan struct{}
-	// readHold, when set, makes reads block until it is closed.
-	readHold chan struct{}
-}
+// fakeLog is an in-memory __consumer_offsets.
+type fakeLog struct{ *memlog.Log }
 
-func newFakeLog() *fakeLog {
-	return &fakeLog{batches: map[int32][][]byte{}, leo: map[int32]int64{}}
-}
+func newFakeLog() *fakeLog { return &fakeLog{memlog.New()} }
 
-func (l *fakeLog) Append(p int32, acks int16, batch []byte) (AppendResult, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.appendErr != nil {
-		return AppendResult{}, l.appendErr
+// appendMarker writes a transaction marker as a partition leader does.
+func (l *fakeLog) appendMarker(p int32, pid int64, epoch int16, commit bool) {
+	typ := record.ControlAbort
+	if commit {
+		typ = record.ControlCommit
 	}
-	h, err := record.ParseBatchHeader(batch)
+	batch, err := record.BuildEndTxnMarker(0, pid, epoch, typ, 1, 0)
 	if err != nil {
-		return AppendResult{}, err
+		panic(err)
 	}
-	b := slices.Clone(batch)
-	base := l.leo[p]
-	record.SetBaseOffset(b, base)
-	l.batches[p] = append(l.batches[p], b)
-	l.leo[p] = base + int64(h.LastOffsetDelta) + 1
-	waitErr, hold := l.waitErr, l.hold
-	return AppendResult{FirstOffset: base, Wait: func(ctx context.Context, timeout time.Duration) error {
-		if hold != nil {
-			select {
-			case <-hold:
-			case <-ctx.Done():
-				return kerr.RequestTimedOut
-			}
-		}
-		return waitErr
-	}}, nil
+	if _, err := l.Append(p, -1, batch); err != nil {
+		panic(err)
+	}
 }
 
-func (l *fakeLog) Read(p int32, offset int64, maxBytes int32, end int64) ([]byte, error) {
-	l.mu.Lock()
-	hold := l.readHold
-	l.mu.Unlock()
-	if hold != nil {
-		<-hold
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []byte
-	for _, b := range l.batches[p] {
-		h, _ := record.ParseBatchHeader(b)
-		if h.NextOffset() <= offset || h.LastOffset() >= end {
-			continue
-		}
-		if len(out) > 0 && len(out)+len(b) > int(maxBytes) {
-			break
-		}
-		out = append(out, b...)
-	}
-	return out, nil
-}
-
-func (l *fakeLog) Bounds(p int32) (int64, int64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return 0, l.leo[p], nil
-}
-
-// records decodes every record of partition p, in log order.
+// records decodes every record of partition p, in log order (transaction
+// markers left out).
 func (l *fakeLog) records(t *testing.T, p int32) []offsetsrec.Record {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	batches, err := l.Parsed(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []offsetsrec.Record
-	for _, b := range l.batches[p] {
-		batch, err := record.ParseBatch(b, 1<<20)
-		if err != nil {
-			t.Fatal(err)
+	for _, batch := range batches {
+		if batch.IsControl() {
+			continue
 		}
 		for _, r := range batch.Records {
 			rec, err := offsetsrec.Decode(r.Key, r.Value)
@@ -392,7 +338,7 @@ func off(topic string, p int32, o int64) CommitOffset {
 
 func (e *env) fetched(group string, tps ...TopicPartition) map[TopicPartition]int64 {
 	e.t.Helper()
-	res, err := e.c.FetchOffsets(group, tps)
+	res, err := e.c.FetchOffsets(group, tps, false)
 	if err != nil {
 		e.t.Fatalf("fetch offsets: %v", err)
 	}

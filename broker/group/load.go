@@ -1,39 +1,54 @@
 package group
 
 import (
-	"fmt"
 	"time"
 
+	"kafgo/broker/coordlog"
 	"kafgo/broker/group/offsetsrec"
-	"kafgo/broker/record"
 )
-
-// maxDecompressedBatch bounds one decompressed __consumer_offsets batch
-// during a load; the coordinator writes small batches, so only a corrupt
-// or hostile one comes near it.
-const maxDecompressedBatch = 64 << 20
-
-// loadRetry is how long a load waits after a read failure before trying
-// again (while still leader).
-const loadRetry = time.Second
 
 // replay is what a partition's log says: the last value of every key.
 type replay struct {
 	offsets map[string]map[TopicPartition]offsetEntry
 	groups  map[string]*offsetsrec.GroupValue
+	// pendingTxn holds transactional offset commits by producer id, then
+	// group, until that producer's COMMIT marker (which moves them into
+	// offsets) or ABORT marker (which drops them); what is left at the
+	// end is still pending on an open transaction.
+	pendingTxn map[int64]map[string]map[TopicPartition]offsetEntry
 }
 
 func newReplay() *replay {
-	return &replay{offsets: map[string]map[TopicPartition]offsetEntry{}, groups: map[string]*offsetsrec.GroupValue{}}
+	return &replay{offsets: map[string]map[TopicPartition]offsetEntry{}, groups: map[string]*offsetsrec.GroupValue{},
+		pendingTxn: map[int64]map[string]map[TopicPartition]offsetEntry{}}
 }
 
-// apply folds one record in: later records win, tombstones delete.
-func (r *replay) apply(logOffset int64, key, value []byte) error {
+// Record folds one record in: later records win, tombstones delete.
+func (r *replay) Record(b coordlog.BatchInfo, logOffset int64, key, value []byte) error {
 	rec, err := offsetsrec.Decode(key, value)
 	if err != nil {
 		return err
 	}
 	k := rec.Key
+	if k.IsOffset() && b.Transactional {
+		tp := TopicPartition{Topic: k.Topic, Partition: k.Partition}
+		byGroup := r.pendingTxn[b.ProducerID]
+		if byGroup == nil {
+			byGroup = map[string]map[TopicPartition]offsetEntry{}
+			r.pendingTxn[b.ProducerID] = byGroup
+		}
+		m := byGroup[k.Group]
+		if m == nil {
+			m = map[TopicPartition]offsetEntry{}
+			byGroup[k.Group] = m
+		}
+		if rec.Tombstone {
+			delete(m, tp)
+			return nil
+		}
+		m[tp] = entryOf(rec.Offset, logOffset)
+		return nil
+	}
 	if k.IsOffset() {
 		tp := TopicPartition{Topic: k.Topic, Partition: k.Partition}
 		if rec.Tombstone {
@@ -50,9 +65,7 @@ func (r *replay) apply(logOffset int64, key, value []byte) error {
 			m = map[TopicPartition]offsetEntry{}
 			r.offsets[k.Group] = m
 		}
-		v := rec.Offset
-		m[tp] = offsetEntry{offset: v.Offset, leaderEpoch: v.LeaderEpoch, metadata: v.Metadata,
-			commitTime: v.CommitTimestamp, expireTime: v.ExpireTimestamp, logOffset: logOffset}
+		m[tp] = entryOf(rec.Offset, logOffset)
 		return nil
 	}
 	if rec.Tombstone {
@@ -63,88 +76,38 @@ func (r *replay) apply(logOffset int64, key, value []byte) error {
 	return nil
 }
 
-// readAll replays a partition from its log start to the log end offset as
-// of the start of the load. It stops early (false) when the shard is
-// aborted.
-func (c *Coordinator) readAll(sh *shard) (*replay, bool) {
-	for {
-		r, err := c.tryReadAll(sh)
-		if err == nil {
-			return r, true
-		}
-		c.logger.Error("loading group metadata failed; retrying", "partition", sh.partition, "err", err)
-		select {
-		case <-sh.abort:
-			return nil, false
-		case <-time.After(loadRetry):
-		}
-	}
+func entryOf(v *offsetsrec.OffsetValue, logOffset int64) offsetEntry {
+	return offsetEntry{offset: v.Offset, leaderEpoch: v.LeaderEpoch, metadata: v.Metadata,
+		commitTime: v.CommitTimestamp, expireTime: v.ExpireTimestamp, logOffset: logOffset}
 }
 
-func (c *Coordinator) tryReadAll(sh *shard) (*replay, error) {
-	start, end, err := c.log.Bounds(sh.partition)
-	if err != nil {
-		return nil, err
+// Marker ends the producer's open transaction: on COMMIT its offsets
+// become committed unless a later plain commit is already there.
+func (r *replay) Marker(b coordlog.BatchInfo, commit bool) {
+	byGroup := r.pendingTxn[b.ProducerID]
+	delete(r.pendingTxn, b.ProducerID)
+	if !commit {
+		return
 	}
-	r := newReplay()
-	for pos := start; pos < end; {
-		select {
-		case <-sh.abort:
-			return r, nil
-		default:
-		}
-		buf, err := c.log.Read(sh.partition, pos, c.cfg.LoadBufferSize, end)
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == 0 {
-			break // nothing below end from pos on (a gap left by compaction)
-		}
-		from := pos
-		it := record.NewBatchIter(buf)
-		for it.Next() {
-			h := it.Header()
-			next := h.NextOffset()
-			if h.IsControl() || next <= pos {
-				pos = max(pos, next)
-				continue
+	for g, pend := range byGroup {
+		m := r.offsets[g]
+		for tp, e := range pend {
+			if m == nil {
+				m = map[TopicPartition]offsetEntry{}
+				r.offsets[g] = m
 			}
-			b, err := record.ParseBatch(it.Raw(), maxDecompressedBatch)
-			if err != nil {
-				// A torn tail never reaches here (the log recovered it);
-				// a bad batch is skipped rather than blocking the group
-				// coordinator for good.
-				c.logger.Error("skipping unreadable __consumer_offsets batch", "partition", sh.partition, "offset", h.BaseOffset, "err", err)
-				pos = next
-				continue
+			if cur, ok := m[tp]; !ok || cur.logOffset < e.logOffset {
+				m[tp] = e
 			}
-			for i := range b.Records {
-				rec := &b.Records[i]
-				off := h.OffsetOf(rec)
-				if off < pos || rec.Key == nil {
-					continue
-				}
-				if err := r.apply(off, rec.Key, rec.Value); err != nil {
-					c.logger.Warn("skipping undecodable __consumer_offsets record", "partition", sh.partition, "offset", off, "err", err)
-				}
-			}
-			pos = next
-		}
-		if err := it.Err(); err != nil {
-			return nil, fmt.Errorf("group: reading __consumer_offsets-%d at %d: %w", sh.partition, pos, err)
-		}
-		if pos == from {
-			return nil, fmt.Errorf("group: reading __consumer_offsets-%d: no progress at offset %d", sh.partition, pos)
 		}
 	}
-	return r, nil
 }
 
 // loadShard builds the shard's groups from its log and makes it active,
 // unless leadership moved on meanwhile.
 func (c *Coordinator) loadShard(sh *shard) {
 	began := time.Now()
-	r, ok := c.readAll(sh)
+	r, ok := coordlog.Load(c.replayer(), sh.partition, sh.abort, newReplay)
 	if !ok {
 		return
 	}
@@ -164,6 +127,24 @@ func (c *Coordinator) loadShard(sh *shard) {
 		}
 		g.offsets = offs
 	}
+	for pid, byGroup := range r.pendingTxn {
+		for id, pend := range byGroup {
+			if len(pend) == 0 {
+				continue
+			}
+			g := groups[id]
+			if g == nil {
+				g = newGroup(id, sh.partition, sh, now)
+				g.stateTime = -1
+				groups[id] = g
+			}
+			m := map[TopicPartition]*txnOffset{}
+			for tp, e := range pend {
+				m[tp] = &txnOffset{entry: e, appended: true}
+			}
+			g.pendingTxn[pid] = m
+		}
+	}
 	// Members of loaded Stable groups get one session to find us; their
 	// clocks start before anyone can see the group.
 	for _, g := range groups {
@@ -174,15 +155,35 @@ func (c *Coordinator) loadShard(sh *shard) {
 		g.mu.Unlock()
 	}
 	c.mu.Lock()
-	if c.shards[sh.partition] != sh || isClosed(sh.abort) {
-		c.mu.Unlock()
-		for _, g := range groups {
-			g.mu.Lock()
-			g.transition(Dead, now)
-			c.stopGroupTimers(g)
-			g.mu.Unlock()
+	for {
+		if c.shards[sh.partition] != sh || coordlog.IsClosed(sh.abort) {
+			c.mu.Unlock()
+			for _, g := range groups {
+				g.mu.Lock()
+				g.transition(Dead, now)
+				c.stopGroupTimers(g)
+				g.mu.Unlock()
+			}
+			return
 		}
-		return
+		// Markers written while we read are applied before anyone sees
+		// the groups, off c.mu (a group lock is never taken under it).
+		markers := sh.markers
+		sh.markers = nil
+		if len(markers) == 0 {
+			break
+		}
+		c.mu.Unlock()
+		for _, mk := range markers {
+			for _, g := range groups {
+				g.mu.Lock()
+				if g.pendingTxn[mk.producerID] != nil {
+					g.completeTxn(mk.producerID, mk.commit)
+				}
+				g.mu.Unlock()
+			}
+		}
+		c.mu.Lock()
 	}
 	sh.groups = groups
 	sh.loading = false
@@ -191,13 +192,8 @@ func (c *Coordinator) loadShard(sh *shard) {
 	c.logger.Info("loaded groups of partition", "partition", sh.partition, "groups", n, "took", time.Since(began).Round(time.Millisecond))
 }
 
-func isClosed(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
+func (c *Coordinator) replayer() coordlog.Replayer {
+	return coordlog.Replayer{Log: c.log, Topic: OffsetsTopic, BufSize: c.cfg.LoadBufferSize, Logger: c.logger}
 }
 
 // groupFromRecord rebuilds a group from its last metadata record: with

@@ -2,30 +2,19 @@ package group
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/coordlog"
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
 	"kafgo/internal/testwait"
 )
 
 // cloneLog copies a fake log, as a new leader's replica would have it.
-func cloneLog(l *fakeLog) *fakeLog {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := newFakeLog()
-	for p, bs := range l.batches {
-		for _, b := range bs {
-			n.batches[p] = append(n.batches[p], slices.Clone(b))
-		}
-		n.leo[p] = l.leo[p]
-	}
-	return n
-}
+func cloneLog(l *fakeLog) *fakeLog { return &fakeLog{l.Clone()} }
 
 func TestReplayAfterFailover(t *testing.T) {
 	for _, codec := range []record.Codec{record.CodecNone, record.CodecGzip, record.CodecSnappy, record.CodecLZ4, record.CodecZstd} {
@@ -39,7 +28,7 @@ func TestReplayAfterFailover(t *testing.T) {
 			recv(t, ch)
 			a.commit(simpleCommit("gone", off("t", 0, 1)))
 			recv(t, a.c.DeleteGroups([]string{"gone"}))
-			for _, b := range a.log.batches[0] {
+			for _, b := range a.log.Batches[0] {
 				if h, _ := record.ParseBatchHeader(b); h.Codec() != codec {
 					t.Fatalf("batch written with %v, want %v", h.Codec(), codec)
 				}
@@ -160,13 +149,13 @@ func TestLoadOldVersions(t *testing.T) {
 
 func TestLoadingAndNotCoordinator(t *testing.T) {
 	// "g" hashes to 103, on partition 1 of 2; "h" (104) on partition 0.
-	p, other := PartitionFor("g", 2), "h"
-	if p != 1 || PartitionFor(other, 2) != 0 {
+	p, other := coordlog.PartitionFor("g", 2), "h"
+	if p != 1 || coordlog.PartitionFor(other, 2) != 0 {
 		t.Fatal("test groups must be on different partitions")
 	}
 	l := newFakeLog()
 	appendRecordsTo(t, l, p, kv{enc(t, offsetsrec.OffsetKey("g", "t", 0)), enc(t, offsetsrec.OffsetValue{Version: 3, Offset: 3, LeaderEpoch: -1})})
-	l.readHold = make(chan struct{})
+	l.ReadHold = make(chan struct{})
 	clock := newFakeClock()
 	cfg := testConfig(clock)
 	cfg.NumPartitions = 2
@@ -178,7 +167,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	if r := recv(t, c.JoinGroup(JoinRequest{Group: "g", SessionTimeout: 10000, ProtocolType: "consumer", Protocols: consumerProtos})); r.Err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("join while loading: %+v", r)
 	}
-	if _, err := c.FetchOffsets("g", nil); err != kerr.CoordinatorLoadInProgress {
+	if _, err := c.FetchOffsets("g", nil, false); err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("fetch while loading: %v", err)
 	}
 	if err := c.Heartbeat(HeartbeatRequest{Group: "g", MemberID: "m"}); err != nil {
@@ -190,17 +179,17 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	if _, err := c.ListGroups(nil); err != kerr.CoordinatorLoadInProgress {
 		t.Fatalf("list while loading: %v", err)
 	}
-	if _, err := c.FetchOffsets(other, nil); err != kerr.NotCoordinator {
+	if _, err := c.FetchOffsets(other, nil, false); err != kerr.NotCoordinator {
 		t.Fatalf("fetch for a partition we do not lead: %v", err)
 	}
 	if d := c.DescribeGroup(other); d.Err != kerr.NotCoordinator {
 		t.Fatalf("describe %+v", d)
 	}
-	close(l.readHold)
+	close(l.ReadHold)
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
 		var err *kerr.Error
-		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}})
+		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}}, false)
 		return err == nil, fmt.Sprint(err)
 	})
 	if res[0].Offset != 3 {
@@ -220,7 +209,7 @@ func TestUnloadAnswersWaiters(t *testing.T) {
 	e.c.OnLeadershipChange(OffsetsTopic, 0, false, 2)
 	errIs(t, "pending join", recv(t, join).Err, kerr.NotCoordinator)
 	errIs(t, "heartbeat", e.heartbeat(ids[1], 1), kerr.NotCoordinator)
-	if _, err := e.c.FetchOffsets("s", nil); err != kerr.NotCoordinator {
+	if _, err := e.c.FetchOffsets("s", nil, false); err != kerr.NotCoordinator {
 		t.Fatalf("fetch after unload: %v", err)
 	}
 	// Leading again reloads from the log.

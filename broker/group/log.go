@@ -1,36 +1,12 @@
 package group
 
-import (
-	"context"
-	"time"
-)
+import "kafgo/broker/coordlog"
 
 // Log is the coordinator's access to the __consumer_offsets partitions this
-// broker leads. The broker passes ReplicaLog; tests pass an in-memory fake.
-type Log interface {
-	// Append appends one batch to partition p as its leader with the given
-	// acks, returning at once. Errors are *kerr.Error values (NOT_LEADER,
-	// NOT_ENOUGH_REPLICAS, MESSAGE_TOO_LARGE, KAFKA_STORAGE_ERROR...).
-	Append(p int32, acks int16, batch []byte) (AppendResult, error)
-	// Read returns whole batches from the one containing offset on, at
-	// least one batch and about maxBytes, none reaching end.
-	Read(p int32, offset int64, maxBytes int32, end int64) ([]byte, error)
-	// Bounds returns the partition's log start and log end offsets.
-	Bounds(p int32) (start, end int64, err error)
-}
+// broker leads. The broker passes one over its replica manager, appending
+// with the coordinator origin (no sequence checks, as Kafka's group
+// coordinator writes); tests pass an in-memory fake.
+type Log = coordlog.Log
 
 // AppendResult is an append in flight.
-type AppendResult struct {
-	FirstOffset int64 // offset of the batch's first record
-	// Wait blocks until the append is replicated as acks asked (acks=all:
-	// the high watermark passed it), timeout passes (REQUEST_TIMED_OUT) or
-	// ctx ends. Nil means nothing to wait for.
-	Wait func(ctx context.Context, timeout time.Duration) error
-}
-
-func (r AppendResult) wait(ctx context.Context, timeout time.Duration) error {
-	if r.Wait == nil {
-		return nil
-	}
-	return r.Wait(ctx, timeout)
-}
+type AppendResult = coordlog.AppendResult

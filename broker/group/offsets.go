@@ -78,43 +78,8 @@ func (c *Coordinator) validateCommit(g *group, req CommitRequest) *kerr.Error {
 func javaLength(s string) int { return len(utf16.Encode([]rune(s))) }
 
 func (c *Coordinator) doCommit(g *group, req CommitRequest, ch chan []*kerr.Error) {
-	errs := make([]*kerr.Error, len(req.Offsets))
 	now := c.now().UnixMilli()
-	var recs []kv
-	var idx []int
-	var entries []offsetEntry
-	for i, o := range req.Offsets {
-		meta := ""
-		if o.Metadata != nil {
-			meta = *o.Metadata
-		}
-		if len(meta) > c.cfg.MetadataMaxBytes && javaLength(meta) > c.cfg.MetadataMaxBytes {
-			errs[i] = kerr.OffsetMetadataTooLarge
-			continue
-		}
-		e := offsetEntry{offset: o.Offset, leaderEpoch: o.LeaderEpoch, metadata: meta, commitTime: now, expireTime: -1}
-		if o.CommitTimestamp != -1 {
-			e.commitTime = o.CommitTimestamp
-		}
-		v := offsetsrec.OffsetValue{Version: offsetsrec.OffsetV3, Offset: e.offset, LeaderEpoch: e.leaderEpoch, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: -1}
-		if req.RetentionMs != -1 {
-			// Only the v1 value carries a per-offset expiry (Kafka's rule).
-			e.expireTime = now + req.RetentionMs
-			v = offsetsrec.OffsetValue{Version: offsetsrec.OffsetV1, Offset: e.offset, LeaderEpoch: -1, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: e.expireTime}
-		}
-		key, err := keyOf(offsetsrec.OffsetKey(g.id, o.Topic, o.Partition))
-		var val []byte
-		if err == nil {
-			val, err = v.AppendTo(nil)
-		}
-		if err != nil {
-			errs[i] = kerr.InvalidCommitOffsetSize
-			continue
-		}
-		recs = append(recs, kv{key, val})
-		idx = append(idx, i)
-		entries = append(entries, e)
-	}
+	recs, idx, entries, errs := c.offsetRecords(g, req.Offsets, req.RetentionMs, now)
 	if len(recs) == 0 {
 		ch <- errs
 		return
@@ -163,6 +128,46 @@ func (c *Coordinator) doCommit(g *group, req CommitRequest, ch chan []*kerr.Erro
 	})
 }
 
+// offsetRecords encodes a commit's offsets, one record per offset whose
+// metadata fits offset.metadata.max.bytes, with their positions in the
+// request and their entries; errs holds the refusals. A retention (-1:
+// none) makes a v1 value, the only one that carries an expiry.
+func (c *Coordinator) offsetRecords(g *group, offsets []CommitOffset, retentionMs, now int64) (recs []kv, idx []int, entries []offsetEntry, errs []*kerr.Error) {
+	errs = make([]*kerr.Error, len(offsets))
+	for i, o := range offsets {
+		meta := ""
+		if o.Metadata != nil {
+			meta = *o.Metadata
+		}
+		if len(meta) > c.cfg.MetadataMaxBytes && javaLength(meta) > c.cfg.MetadataMaxBytes {
+			errs[i] = kerr.OffsetMetadataTooLarge
+			continue
+		}
+		e := offsetEntry{offset: o.Offset, leaderEpoch: o.LeaderEpoch, metadata: meta, commitTime: now, expireTime: -1}
+		if o.CommitTimestamp != -1 {
+			e.commitTime = o.CommitTimestamp
+		}
+		v := offsetsrec.OffsetValue{Version: offsetsrec.OffsetV3, Offset: e.offset, LeaderEpoch: e.leaderEpoch, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: -1}
+		if retentionMs != -1 {
+			e.expireTime = now + retentionMs
+			v = offsetsrec.OffsetValue{Version: offsetsrec.OffsetV1, Offset: e.offset, LeaderEpoch: -1, Metadata: meta, CommitTimestamp: e.commitTime, ExpireTimestamp: e.expireTime}
+		}
+		key, err := keyOf(offsetsrec.OffsetKey(g.id, o.Topic, o.Partition))
+		var val []byte
+		if err == nil {
+			val, err = v.AppendTo(nil)
+		}
+		if err != nil {
+			errs[i] = kerr.InvalidCommitOffsetSize
+			continue
+		}
+		recs = append(recs, kv{key, val})
+		idx = append(idx, i)
+		entries = append(entries, e)
+	}
+	return recs, idx, entries, errs
+}
+
 // finishPending retires an in-flight commit, reporting whether it was
 // still pending (not cancelled by a deletion).
 func (g *group) finishPending(tp TopicPartition, logOffset int64) bool {
@@ -183,8 +188,10 @@ func (g *group) finishPending(tp TopicPartition, logOffset int64) bool {
 // FetchOffsets handles an OffsetFetch for one group: the committed offset
 // of each asked partition (-1 if none), or of every partition when tps is
 // nil. Offsets are returned whatever the group's state, since simple
-// consumers use them without membership.
-func (c *Coordinator) FetchOffsets(groupID string, tps []TopicPartition) ([]FetchedOffset, *kerr.Error) {
+// consumers use them without membership. With requireStable (OffsetFetch
+// v7+, KIP-447) a partition with a commit in flight or pending on a
+// transaction gets UNSTABLE_OFFSET_COMMIT, so the consumer waits for it.
+func (c *Coordinator) FetchOffsets(groupID string, tps []TopicPartition, requireStable bool) ([]FetchedOffset, *kerr.Error) {
 	g, err := c.lockGroup(groupID, false)
 	if err != nil {
 		return nil, err
@@ -205,7 +212,9 @@ func (c *Coordinator) FetchOffsets(groupID string, tps []TopicPartition) ([]Fetc
 	}
 	for _, tp := range tps {
 		f := FetchedOffset{TopicPartition: tp, Offset: -1, LeaderEpoch: -1}
-		if e, ok := g.offsets[tp]; ok {
+		if requireStable && g.hasPendingOffset(tp) {
+			f.Err = kerr.UnstableOffsetCommit
+		} else if e, ok := g.offsets[tp]; ok {
 			f.Offset, f.LeaderEpoch, f.Metadata = e.offset, e.leaderEpoch, e.metadata
 		}
 		out = append(out, f)
@@ -260,6 +269,7 @@ func (c *Coordinator) DeleteOffsets(groupID string, tps []TopicPartition) (<-cha
 		return ch, nil
 	}
 	var removed []TopicPartition
+	g.dropPendingTxn(eligible)
 	for _, tp := range eligible {
 		delete(g.pendingCommits, tp)
 		if _, ok := g.offsets[tp]; ok {

@@ -78,7 +78,7 @@ func TestCommitRecordsAndFetch(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || errs[2] != kerr.OffsetMetadataTooLarge {
 		t.Fatalf("commit errors %v", errs)
 	}
-	res, err := e.c.FetchOffsets("g", nil)
+	res, err := e.c.FetchOffsets("g", nil, false)
 	if err != nil || len(res) != 2 || res[0].Offset != 10 || res[0].LeaderEpoch != 4 || res[0].Metadata != "hello" || res[1].Offset != 20 || res[1].LeaderEpoch != -1 {
 		t.Fatalf("fetch all: %+v %v", res, err)
 	}
@@ -113,13 +113,13 @@ func TestCommitRecordsAndFetch(t *testing.T) {
 
 func TestCommitVisibleOnlyOnceReplicated(t *testing.T) {
 	e := newEnv(t, nil)
-	e.log.hold = make(chan struct{})
+	e.log.Hold = make(chan struct{})
 	ch := e.c.CommitOffsets(simpleCommit("g", off("t", 0, 7)))
 	pending(t, ch)
 	if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != -1 {
 		t.Fatalf("an unreplicated commit is visible: %d", got)
 	}
-	close(e.log.hold)
+	close(e.log.Hold)
 	errIs(t, "commit", recv(t, ch)[0], nil)
 	if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != 7 {
 		t.Fatalf("fetched %d after replication", got)
@@ -143,7 +143,7 @@ func TestCommitWriteErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nil)
-			e.log.appendErr, e.log.waitErr = tc.appendErr, tc.waitErr
+			e.log.AppendErr, e.log.WaitErr = tc.appendErr, tc.waitErr
 			errIs(t, "commit", e.commit(simpleCommit("g", off("t", 0, 7)))[0], tc.want)
 			if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != -1 {
 				t.Fatalf("a failed commit is visible: %d", got)

@@ -16,6 +16,7 @@ import (
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/record"
 	"kafgo/broker/storage"
+	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
 	"kafgo/internal/uuid"
 )
@@ -91,6 +92,8 @@ var sentinels = []struct {
 	// Internal records that do not decode.
 	{offsetsrec.ErrMalformed, kerr.UnknownServerError},
 	{offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
+	{txnrec.ErrMalformed, kerr.UnknownServerError},
+	{txnrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{uuid.ErrInvalid, kerr.UnknownServerError},
 
 	// A request that ran out of time (or was abandoned) may be retried.

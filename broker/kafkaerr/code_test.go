@@ -25,6 +25,7 @@ import (
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/record"
 	"kafgo/broker/storage"
+	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
 )
 
@@ -88,6 +89,8 @@ var sentinelCodes = []struct {
 
 	{"offsetsrec.ErrMalformed", offsetsrec.ErrMalformed, kerr.UnknownServerError},
 	{"offsetsrec.ErrUnknownVersion", offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
+	{"txnrec.ErrMalformed", txnrec.ErrMalformed, kerr.UnknownServerError},
+	{"txnrec.ErrUnknownVersion", txnrec.ErrUnknownVersion, kerr.UnknownServerError},
 
 	{"controller.ErrNotController", controller.ErrNotController, kerr.NotController},
 }

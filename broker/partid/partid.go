@@ -5,7 +5,9 @@
 package partid
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,4 +44,33 @@ func ParseDir(name string) (TopicPartition, error) {
 		return TopicPartition{}, fmt.Errorf("directory %q: %w", name, err)
 	}
 	return TopicPartition{Topic: topic, Partition: int32(p)}, nil
+}
+
+// Compare orders partitions by topic, then partition number.
+func Compare(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// Topic is a topic's partitions, as request and record schemas group them.
+type Topic struct {
+	Topic      string
+	Partitions []int32
+}
+
+// ByTopic groups partitions by topic, topics and partitions in order.
+func ByTopic(tps []TopicPartition) []Topic {
+	sorted := slices.Clone(tps)
+	slices.SortFunc(sorted, Compare)
+	var out []Topic
+	for _, tp := range sorted {
+		if n := len(out); n == 0 || out[n-1].Topic != tp.Topic {
+			out = append(out, Topic{Topic: tp.Topic})
+		}
+		last := &out[len(out)-1]
+		last.Partitions = append(last.Partitions, tp.Partition)
+	}
+	return out
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/broker/group"
+	"kafgo/broker/coordlog"
 	"kafgo/internal/testcluster"
 	"kafgo/internal/testwait"
 )
@@ -113,7 +113,7 @@ func TestGroupCommitSurvivesKill(t *testing.T) {
 	c.WaitForBrokers(time.Minute)
 	waitCommitted(t, adm, groupID, topic, want)
 	// The group came from the log: its partition loaded one group.
-	loaded := fmt.Sprintf("partition=%d groups=1", group.PartitionFor(groupID, 50))
+	loaded := fmt.Sprintf("partition=%d groups=1", coordlog.PartitionFor(groupID, 50))
 	if log := b.LogTail(400); !strings.Contains(log, loaded) {
 		t.Fatalf("the restarted broker did not report loading the group (%s):\n%s", loaded, log)
 	}

@@ -1,4 +1,4 @@
-package group
+package coordlog
 
 import (
 	"math"
@@ -7,7 +7,8 @@ import (
 
 // JavaStringHash is Java's String.hashCode: h = 31*h + c over the UTF-16
 // code units of s, in int32 arithmetic with wraparound. Kafka places groups
-// by it, so kafgo must too for a group to land on the same partition.
+// and transactional ids by it, so kafgo must too for a key to land on the
+// same partition.
 func JavaStringHash(s string) int32 {
 	var h int32
 	for _, u := range utf16.Encode([]rune(s)) {
@@ -16,14 +17,14 @@ func JavaStringHash(s string) int32 {
 	return h
 }
 
-// PartitionFor is the __consumer_offsets partition of a group:
-// Utils.abs(hashCode) % partitions, where Utils.abs maps MinInt32 to 0
-// (not to itself, as Math.abs does).
-func PartitionFor(group string, partitions int32) int32 {
+// PartitionFor is the internal-topic partition of a key (a group id, a
+// transactional id): Utils.abs(hashCode) % partitions, where Utils.abs maps
+// MinInt32 to 0 (not to itself, as Math.abs does).
+func PartitionFor(key string, partitions int32) int32 {
 	if partitions <= 0 {
 		return 0
 	}
-	h := JavaStringHash(group)
+	h := JavaStringHash(key)
 	switch {
 	case h == math.MinInt32:
 		h = 0

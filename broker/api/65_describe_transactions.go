@@ -1,0 +1,32 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/partid"
+)
+
+// DescribeTransactions (key 65), v0 (KIP-664, Kafka 3.0).
+// Each transactional id's state at this broker's coordinator: its
+// producer id and epoch, state name, timeout, start time and partitions;
+// NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS when it lives elsewhere
+// or is loading, TRANSACTIONAL_ID_NOT_FOUND when unknown.
+func (s *Server) handleDescribeTransactions(c *Call) Reply {
+	req := c.Req.(*kmsg.DescribeTransactionsRequest)
+	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
+	for _, d := range s.d.Txns.Describe(req.TransactionalIDs) {
+		st := kmsg.NewDescribeTransactionsResponseTransactionState()
+		st.TransactionalID, st.ErrorCode = d.ID, code(d.Err)
+		if d.Err == nil {
+			st.State, st.TimeoutMillis, st.StartTimestamp = d.State, d.TimeoutMs, d.StartMs
+			st.ProducerID, st.ProducerEpoch = d.ProducerID, d.Epoch
+			for _, tp := range partid.ByTopic(d.Partitions) {
+				t := kmsg.NewDescribeTransactionsResponseTransactionStateTopic()
+				t.Topic, t.Partitions = tp.Topic, tp.Partitions
+				st.Topics = append(st.Topics, t)
+			}
+		}
+		resp.TransactionStates = append(resp.TransactionStates, st)
+	}
+	return now(resp)
+}

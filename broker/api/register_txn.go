@@ -1,0 +1,28 @@
+package api
+
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// registerTxnAPIs serves the transaction coordinator's APIs (KIP-98,
+// KIP-447, KIP-664) at Kafka 2.8's versions, before KIP-890 changed
+// their semantics; InitProducerId is registered with the core APIs.
+func (s *Server) registerTxnAPIs() {
+	s.register(kmsg.NewPtrAddPartitionsToTxnRequest(), 0, 3, s.handleAddPartitionsToTxn)
+	s.register(kmsg.NewPtrAddOffsetsToTxnRequest(), 0, 3, s.handleAddOffsetsToTxn)
+	s.register(kmsg.NewPtrEndTxnRequest(), 0, 3, s.handleEndTxn)
+	s.register(kmsg.NewPtrTxnOffsetCommitRequest(), 0, 3, s.handleTxnOffsetCommit)
+	s.register(kmsg.NewPtrDescribeTransactionsRequest(), 0, 0, s.handleDescribeTransactions)
+	s.register(kmsg.NewPtrListTransactionsRequest(), 0, 0, s.handleListTransactions)
+}
+
+// fencedCode is a transaction error's code at a request version: clients
+// older than KIP-588 (the API's fencedFrom version) do not know
+// PRODUCER_FENCED and get INVALID_PRODUCER_EPOCH, as Kafka answers them.
+func fencedCode(err *kerr.Error, version, fencedFrom int16) int16 {
+	if err == kerr.ProducerFenced && version < fencedFrom {
+		return kerr.InvalidProducerEpoch.Code
+	}
+	return code(err)
+}
