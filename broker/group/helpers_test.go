@@ -333,7 +333,7 @@ func simpleCommit(group string, offsets ...CommitOffset) CommitRequest {
 }
 
 func off(topic string, p int32, o int64) CommitOffset {
-	return CommitOffset{TopicPartition: TopicPartition{topic, p}, Offset: o, LeaderEpoch: -1, CommitTimestamp: -1}
+	return CommitOffset{TopicPartition: TopicPartition{Topic: topic, Partition: p}, Offset: o, LeaderEpoch: -1, CommitTimestamp: -1}
 }
 
 func (e *env) fetched(group string, tps ...TopicPartition) map[TopicPartition]int64 {

@@ -24,7 +24,7 @@ func TestReplayAfterFailover(t *testing.T) {
 			a.commit(simpleCommit("s1", off("t", 0, 7))) // last value wins
 			ids := a.stableGroup(2)
 			a.commit(CommitRequest{Group: "g", Generation: 1, MemberID: ids[0], RetentionMs: -1, Offsets: []CommitOffset{off("t1", 0, 100), off("t2", 0, 200)}})
-			ch, _ := a.c.DeleteOffsets("g", []TopicPartition{{"t2", 0}})
+			ch, _ := a.c.DeleteOffsets("g", []TopicPartition{{Topic: "t2", Partition: 0}})
 			recv(t, ch)
 			a.commit(simpleCommit("gone", off("t", 0, 1)))
 			recv(t, a.c.DeleteGroups([]string{"gone"}))
@@ -35,12 +35,12 @@ func TestReplayAfterFailover(t *testing.T) {
 			}
 
 			b := newEnvWithLog(t, cloneLog(a.log), nil)
-			got := b.fetched("s1", TopicPartition{"t", 0}, TopicPartition{"t", 1})
-			if got[TopicPartition{"t", 0}] != 7 || got[TopicPartition{"t", 1}] != 6 {
+			got := b.fetched("s1", TopicPartition{Topic: "t", Partition: 0}, TopicPartition{Topic: "t", Partition: 1})
+			if got[TopicPartition{Topic: "t", Partition: 0}] != 7 || got[TopicPartition{Topic: "t", Partition: 1}] != 6 {
 				t.Fatalf("s1 offsets %v", got)
 			}
-			got = b.fetched("g", TopicPartition{"t1", 0}, TopicPartition{"t2", 0})
-			if got[TopicPartition{"t1", 0}] != 100 || got[TopicPartition{"t2", 0}] != -1 {
+			got = b.fetched("g", TopicPartition{Topic: "t1", Partition: 0}, TopicPartition{Topic: "t2", Partition: 0})
+			if got[TopicPartition{Topic: "t1", Partition: 0}] != 100 || got[TopicPartition{Topic: "t2", Partition: 0}] != -1 {
 				t.Fatalf("g offsets %v", got)
 			}
 			if d := b.c.DescribeGroup("gone"); d.State != "Dead" {
@@ -64,7 +64,7 @@ func TestReplayAfterFailover(t *testing.T) {
 			errIs(t, "survivor", b.heartbeat(ids[0], 1), kerr.RebalanceInProgress)
 			errIs(t, "silent member", b.heartbeat(ids[1], 1), kerr.UnknownMemberID)
 			// Offset deletion respects the loaded subscriptions.
-			ch, _ = b.c.DeleteOffsets("g", []TopicPartition{{"t1", 0}})
+			ch, _ = b.c.DeleteOffsets("g", []TopicPartition{{Topic: "t1", Partition: 0}})
 			if errs := recv(t, ch); errs[0] != kerr.GroupSubscribedToTopic {
 				t.Fatalf("delete subscribed offset after load: %v", errs)
 			}
@@ -124,8 +124,8 @@ func TestLoadOldVersions(t *testing.T) {
 	)
 	appendRecords(t, l, kv{enc(t, offsetsrec.GroupKey("g1")), enc(t, offsetsrec.GroupValue{Version: 3, ProtocolType: "consumer", Generation: 4, CurrentStateTimestamp: 888})})
 	e := newEnvWithLog(t, l, nil)
-	got := e.fetched("old", TopicPartition{"t", 9}, TopicPartition{"t", 1}, TopicPartition{"t", 2}, TopicPartition{"t", 3})
-	if got[TopicPartition{"t", 9}] != 1 || got[TopicPartition{"t", 1}] != 2 || got[TopicPartition{"t", 2}] != 3 || got[TopicPartition{"t", 3}] != -1 {
+	got := e.fetched("old", TopicPartition{Topic: "t", Partition: 9}, TopicPartition{Topic: "t", Partition: 1}, TopicPartition{Topic: "t", Partition: 2}, TopicPartition{Topic: "t", Partition: 3})
+	if got[TopicPartition{Topic: "t", Partition: 9}] != 1 || got[TopicPartition{Topic: "t", Partition: 1}] != 2 || got[TopicPartition{Topic: "t", Partition: 2}] != 3 || got[TopicPartition{Topic: "t", Partition: 3}] != -1 {
 		t.Fatalf("old offsets %v", got)
 	}
 	if d := e.c.DescribeGroup("g0"); d.State != "Stable" || len(d.Members) != 1 || string(d.Members[0].Assignment) != "a" {
@@ -141,8 +141,8 @@ func TestLoadOldVersions(t *testing.T) {
 	}
 	// The v1 offset's own expiry applies.
 	g, _ = e.c.lockGroup("old", false)
-	if g.offsets[TopicPartition{"t", 1}].expireTime != 99 {
-		t.Fatalf("expire time %+v", g.offsets[TopicPartition{"t", 1}])
+	if g.offsets[TopicPartition{Topic: "t", Partition: 1}].expireTime != 99 {
+		t.Fatalf("expire time %+v", g.offsets[TopicPartition{Topic: "t", Partition: 1}])
 	}
 	g.mu.Unlock()
 }
@@ -189,7 +189,7 @@ func TestLoadingAndNotCoordinator(t *testing.T) {
 	var res []FetchedOffset
 	testwait.For(t, 5*time.Second, "the offsets to load", func() (bool, string) {
 		var err *kerr.Error
-		res, err = c.FetchOffsets("g", []TopicPartition{{"t", 0}}, false)
+		res, err = c.FetchOffsets("g", []TopicPartition{{Topic: "t", Partition: 0}}, false)
 		return err == nil, fmt.Sprint(err)
 	})
 	if res[0].Offset != 3 {
@@ -215,7 +215,7 @@ func TestUnloadAnswersWaiters(t *testing.T) {
 	// Leading again reloads from the log.
 	e.c.OnLeadershipChange(OffsetsTopic, 0, true, 3)
 	e.waitLoaded()
-	if got := e.fetched("s", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != 1 {
+	if got := e.fetched("s", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}]; got != 1 {
 		t.Fatalf("after reload: %d", got)
 	}
 }

@@ -48,7 +48,7 @@ func TestCommitValidation(t *testing.T) {
 			if tc.want == nil {
 				want = 5
 			}
-			if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != want {
+			if got := e.fetched("g", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}]; got != want {
 				t.Fatalf("fetched %d, want %d", got, want)
 			}
 		})
@@ -82,7 +82,7 @@ func TestCommitRecordsAndFetch(t *testing.T) {
 	if err != nil || len(res) != 2 || res[0].Offset != 10 || res[0].LeaderEpoch != 4 || res[0].Metadata != "hello" || res[1].Offset != 20 || res[1].LeaderEpoch != -1 {
 		t.Fatalf("fetch all: %+v %v", res, err)
 	}
-	if got := e.fetched("unknown", TopicPartition{"t", 0}); got[TopicPartition{"t", 0}] != -1 {
+	if got := e.fetched("unknown", TopicPartition{Topic: "t", Partition: 0}); got[TopicPartition{Topic: "t", Partition: 0}] != -1 {
 		t.Fatalf("unknown group: %v", got)
 	}
 	recs := e.log.records(t, 0)
@@ -116,12 +116,12 @@ func TestCommitVisibleOnlyOnceReplicated(t *testing.T) {
 	e.log.Hold = make(chan struct{})
 	ch := e.c.CommitOffsets(simpleCommit("g", off("t", 0, 7)))
 	pending(t, ch)
-	if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != -1 {
+	if got := e.fetched("g", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}]; got != -1 {
 		t.Fatalf("an unreplicated commit is visible: %d", got)
 	}
 	close(e.log.Hold)
 	errIs(t, "commit", recv(t, ch)[0], nil)
-	if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != 7 {
+	if got := e.fetched("g", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}]; got != 7 {
 		t.Fatalf("fetched %d after replication", got)
 	}
 }
@@ -145,7 +145,7 @@ func TestCommitWriteErrors(t *testing.T) {
 			e := newEnv(t, nil)
 			e.log.AppendErr, e.log.WaitErr = tc.appendErr, tc.waitErr
 			errIs(t, "commit", e.commit(simpleCommit("g", off("t", 0, 7)))[0], tc.want)
-			if got := e.fetched("g", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != -1 {
+			if got := e.fetched("g", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}]; got != -1 {
 				t.Fatalf("a failed commit is visible: %d", got)
 			}
 		})
@@ -156,7 +156,7 @@ func TestDeleteOffsets(t *testing.T) {
 	e := newEnv(t, nil)
 	ids := e.stableGroup(1) // subscribed to t1
 	e.commit(CommitRequest{Group: "g", Generation: 1, MemberID: ids[0], RetentionMs: -1, Offsets: []CommitOffset{off("t1", 0, 1), off("t2", 0, 2)}})
-	ch, gerr := e.c.DeleteOffsets("g", []TopicPartition{{"t1", 0}, {"t2", 0}})
+	ch, gerr := e.c.DeleteOffsets("g", []TopicPartition{{Topic: "t1", Partition: 0}, {Topic: "t2", Partition: 0}})
 	if gerr != nil {
 		t.Fatal(gerr)
 	}
@@ -164,8 +164,8 @@ func TestDeleteOffsets(t *testing.T) {
 	if errs[0] != kerr.GroupSubscribedToTopic || errs[1] != nil {
 		t.Fatalf("delete errors %v", errs)
 	}
-	got := e.fetched("g", TopicPartition{"t1", 0}, TopicPartition{"t2", 0})
-	if got[TopicPartition{"t1", 0}] != 1 || got[TopicPartition{"t2", 0}] != -1 {
+	got := e.fetched("g", TopicPartition{Topic: "t1", Partition: 0}, TopicPartition{Topic: "t2", Partition: 0})
+	if got[TopicPartition{Topic: "t1", Partition: 0}] != 1 || got[TopicPartition{Topic: "t2", Partition: 0}] != -1 {
 		t.Fatalf("after delete %v", got)
 	}
 	recs := e.log.records(t, 0)
@@ -177,7 +177,7 @@ func TestDeleteOffsets(t *testing.T) {
 	}
 	// An Empty group loses everything, and with its last offset the group.
 	e.c.LeaveGroup("g", []LeavingMember{{MemberID: ids[0]}})
-	ch, _ = e.c.DeleteOffsets("g", []TopicPartition{{"t1", 0}})
+	ch, _ = e.c.DeleteOffsets("g", []TopicPartition{{Topic: "t1", Partition: 0}})
 	if errs := recv(t, ch); errs[0] != nil {
 		t.Fatal(errs)
 	}
@@ -198,7 +198,7 @@ func TestDeleteGroups(t *testing.T) {
 	if errs[0] != kerr.NonEmptyGroup || errs[1] != nil || errs[2] != kerr.GroupIDNotFound {
 		t.Fatalf("delete groups %v", errs)
 	}
-	if got := e.fetched("simple", TopicPartition{"t", 0})[TopicPartition{"t", 0}]; got != -1 {
+	if got := e.fetched("simple", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}]; got != -1 {
 		t.Fatalf("deleted group's offset %d", got)
 	}
 	var tombstones []offsetsrec.Key
@@ -228,29 +228,29 @@ func TestExpireOffsets(t *testing.T) {
 	e.commit(r)
 	e.advanceHeartbeating(20*time.Minute, ids[0])
 	e.c.ExpireOffsets()
-	if e.fetched("short", TopicPartition{"t", 0})[TopicPartition{"t", 0}] != -1 {
+	if e.fetched("short", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}] != -1 {
 		t.Fatal("an offset past its explicit retention survived")
 	}
 	e.advanceHeartbeating(15*time.Minute, ids[0]) // 65 min after the commits
 	e.c.ExpireOffsets()
-	if e.fetched("simple", TopicPartition{"t", 0})[TopicPartition{"t", 0}] != -1 {
+	if e.fetched("simple", TopicPartition{Topic: "t", Partition: 0})[TopicPartition{Topic: "t", Partition: 0}] != -1 {
 		t.Fatal("a simple consumer's old offset survived")
 	}
 	// The stable group keeps its subscribed topic, not the other one.
-	got := e.fetched("g", TopicPartition{"t1", 0}, TopicPartition{"other", 0})
-	if got[TopicPartition{"t1", 0}] != 1 || got[TopicPartition{"other", 0}] != -1 {
+	got := e.fetched("g", TopicPartition{Topic: "t1", Partition: 0}, TopicPartition{Topic: "other", Partition: 0})
+	if got[TopicPartition{Topic: "t1", Partition: 0}] != 1 || got[TopicPartition{Topic: "other", Partition: 0}] != -1 {
 		t.Fatalf("stable group after expiry %v", got)
 	}
 	// Now the group empties; its offset lives another full retention.
 	e.c.LeaveGroup("g", []LeavingMember{{MemberID: ids[0]}})
 	e.clock.Advance(59 * time.Minute)
 	e.c.ExpireOffsets()
-	if e.fetched("g", TopicPartition{"t1", 0})[TopicPartition{"t1", 0}] != 1 {
+	if e.fetched("g", TopicPartition{Topic: "t1", Partition: 0})[TopicPartition{Topic: "t1", Partition: 0}] != 1 {
 		t.Fatal("an empty group's offset expired before the retention since it emptied")
 	}
 	e.clock.Advance(time.Minute)
 	e.c.ExpireOffsets()
-	if e.fetched("g", TopicPartition{"t1", 0})[TopicPartition{"t1", 0}] != -1 {
+	if e.fetched("g", TopicPartition{Topic: "t1", Partition: 0})[TopicPartition{Topic: "t1", Partition: 0}] != -1 {
 		t.Fatal("an empty group's offset outlived the retention")
 	}
 	if e.state() != Dead {

@@ -50,7 +50,7 @@ func (l *fakeLog) txnBatches(t *testing.T) [][3]int64 {
 
 func TestTxnOffsetsBecomeVisibleOnlyOnCommit(t *testing.T) {
 	e := newEnv(t, nil)
-	tp := TopicPartition{"t", 0}
+	tp := TopicPartition{Topic: "t", Partition: 0}
 	errs := e.txnCommit(txnReq("g", 5, 2, off("t", 0, 42)))
 	errIs(t, "txn commit", errs[0], nil)
 	if got := e.fetched("g", tp)[tp]; got != -1 {
@@ -59,7 +59,7 @@ func TestTxnOffsetsBecomeVisibleOnlyOnCommit(t *testing.T) {
 	if f := e.stable("g", tp); f[0].Err != kerr.UnstableOffsetCommit || f[0].Offset != -1 {
 		t.Fatalf("require_stable fetch %+v", f)
 	}
-	if f := e.stable("g", TopicPartition{"t", 1}); f[0].Err != nil {
+	if f := e.stable("g", TopicPartition{Topic: "t", Partition: 1}); f[0].Err != nil {
 		t.Fatalf("another partition is unstable: %+v", f)
 	}
 	// A marker on another partition or topic changes nothing.
@@ -84,7 +84,7 @@ func TestTxnOffsetsBecomeVisibleOnlyOnCommit(t *testing.T) {
 	}
 	e.log.appendMarker(0, 5, 2, false)
 	e.c.OnTxnMarker(offsetsTP0, 5, 2, false)
-	if got := e.fetched("g", tp, TopicPartition{"t", 1}); got[tp] != 42 || got[TopicPartition{"t", 1}] != -1 {
+	if got := e.fetched("g", tp, TopicPartition{Topic: "t", Partition: 1}); got[tp] != 42 || got[TopicPartition{Topic: "t", Partition: 1}] != -1 {
 		t.Fatalf("after ABORT: %v, want the committed 42 and none", got)
 	}
 	errIs(t, "commit at a new epoch", e.txnCommit(txnReq("g", 5, 3, off("t", 0, 60)))[0], nil)
@@ -117,7 +117,7 @@ func TestTxnOffsetCommitMemberChecks(t *testing.T) {
 	}
 	// A group nobody joined is created, as Kafka does.
 	errIs(t, "new group", e.txnCommit(txnReq("fresh", 1, 0, off("t", 0, 1)))[0], nil)
-	if f := e.stable("fresh", TopicPartition{"t", 0}); f[0].Err != kerr.UnstableOffsetCommit {
+	if f := e.stable("fresh", TopicPartition{Topic: "t", Partition: 0}); f[0].Err != kerr.UnstableOffsetCommit {
 		t.Fatalf("fresh group %+v", f)
 	}
 }
@@ -126,7 +126,7 @@ func TestTxnOffsetCommitMemberChecks(t *testing.T) {
 // order the marker arrives in (the later log offset is the truth).
 func TestLaterPlainCommitWinsOverTxnCommit(t *testing.T) {
 	e := newEnv(t, nil)
-	tp := TopicPartition{"t", 0}
+	tp := TopicPartition{Topic: "t", Partition: 0}
 	errIs(t, "txn commit", e.txnCommit(txnReq("g", 5, 0, off("t", 0, 10)))[0], nil)
 	errIs(t, "plain commit", e.commit(simpleCommit("g", off("t", 0, 20)))[0], nil)
 	e.c.OnTxnMarker(offsetsTP0, 5, 0, true)
@@ -137,7 +137,7 @@ func TestLaterPlainCommitWinsOverTxnCommit(t *testing.T) {
 
 func TestTxnOffsetCommitWriteFailureDropsPending(t *testing.T) {
 	e := newEnv(t, nil)
-	tp := TopicPartition{"t", 0}
+	tp := TopicPartition{Topic: "t", Partition: 0}
 	e.log.Mu.Lock()
 	e.log.WaitErr = kerr.NotEnoughReplicasAfterAppend
 	e.log.Mu.Unlock()
@@ -174,21 +174,21 @@ func TestLoadResolvesTransactionalOffsets(t *testing.T) {
 	close(log.ReadHold)
 	e := &env{t: t, c: c, clock: clock, log: log}
 	e.waitLoaded()
-	got := e.fetched("g", TopicPartition{"t", 0}, TopicPartition{"t", 1}, TopicPartition{"t", 2}, TopicPartition{"t", 3})
-	want := map[TopicPartition]int64{{"t", 0}: 90, {"t", 1}: -1, {"t", 2}: -1, {"t", 3}: 3}
+	got := e.fetched("g", TopicPartition{Topic: "t", Partition: 0}, TopicPartition{Topic: "t", Partition: 1}, TopicPartition{Topic: "t", Partition: 2}, TopicPartition{Topic: "t", Partition: 3})
+	want := map[TopicPartition]int64{{Topic: "t", Partition: 0}: 90, {Topic: "t", Partition: 1}: -1, {Topic: "t", Partition: 2}: -1, {Topic: "t", Partition: 3}: 3}
 	for tp, w := range want {
 		if got[tp] != w {
 			t.Fatalf("after load %v: %v, want %v", tp, got, want)
 		}
 	}
-	if f := e.stable("g", TopicPartition{"t", 2}); f[0].Err != kerr.UnstableOffsetCommit {
+	if f := e.stable("g", TopicPartition{Topic: "t", Partition: 2}); f[0].Err != kerr.UnstableOffsetCommit {
 		t.Fatalf("the open transaction's offset is not pending: %+v", f)
 	}
-	if got := e.fetched("h", TopicPartition{"t", 0}); got[TopicPartition{"t", 0}] != 120 {
+	if got := e.fetched("h", TopicPartition{Topic: "t", Partition: 0}); got[TopicPartition{Topic: "t", Partition: 0}] != 120 {
 		t.Fatalf("the marker written during the load was lost: %v", got)
 	}
 	c.OnTxnMarker(offsetsTP0, 11, 0, true)
-	if got := e.fetched("g", TopicPartition{"t", 2}); got[TopicPartition{"t", 2}] != 110 {
+	if got := e.fetched("g", TopicPartition{Topic: "t", Partition: 2}); got[TopicPartition{Topic: "t", Partition: 2}] != 110 {
 		t.Fatalf("after the late COMMIT: %v", got)
 	}
 }
@@ -200,7 +200,7 @@ func TestDeleteGroupDropsPendingTxnOffsets(t *testing.T) {
 	errs := recv(t, e.c.DeleteGroups([]string{"g"}))
 	errIs(t, "delete", errs[0], nil)
 	e.c.OnTxnMarker(offsetsTP0, 5, 0, true)
-	if got := e.fetched("g", TopicPartition{"t", 0}); got[TopicPartition{"t", 0}] != -1 {
+	if got := e.fetched("g", TopicPartition{Topic: "t", Partition: 0}); got[TopicPartition{Topic: "t", Partition: 0}] != -1 {
 		t.Fatalf("a deleted group's pending offset came back: %v", got)
 	}
 }

@@ -1,6 +1,10 @@
 package group
 
-import "github.com/twmb/franz-go/pkg/kerr"
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/partid"
+)
 
 // Protocol is one assignment protocol a member supports (an assignor name
 // for consumers) with its metadata, which the coordinator never reads
@@ -93,10 +97,7 @@ type LeaveResult struct {
 }
 
 // TopicPartition names a partition of a committed offset.
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
+type TopicPartition = partid.TopicPartition
 
 // CommitOffset is one partition of an OffsetCommit.
 type CommitOffset struct {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"kafgo/internal/testwait"
+
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -71,25 +73,17 @@ func Golden(t testing.TB, name string, got []byte) {
 	}
 }
 
-// Eventually polls cond every 20 ms until it returns true or d passes, and
-// fails the test with the last error if it never does.
+// Eventually is testwait.For for a condition that reports why it does not
+// hold yet as an error.
 func Eventually(t testing.TB, d time.Duration, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	var last error
-	for {
+	testwait.For(t, d, "the condition", func() (bool, string) {
 		ok, err := cond()
-		if ok {
-			return
+		if err != nil {
+			return ok, err.Error()
 		}
-		last = err
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v: last error: %v", d, last)
-		}
-		<-tick.C
-	}
+		return ok, ""
+	})
 }
 
 // RecordWait is the idle timeout for test reads that expect records: the
