@@ -448,7 +448,11 @@ func (b *Broker) controlledShutdown(ctx context.Context) {
 			b.log.Info("controlled shutdown complete")
 			return
 		}
-		b.log.Warn("controlled shutdown incomplete; retrying", "attempt", attempt, "err", err, "remaining", remaining(resp))
+		if err != nil {
+			b.log.Warn("controlled shutdown failed; retrying", "attempt", attempt, "err", err)
+		} else {
+			b.log.Warn("controlled shutdown incomplete; retrying", "attempt", attempt, "code", resp.ErrorCode, "remaining", remaining(resp))
+		}
 		select {
 		case <-ctx.Done():
 			return

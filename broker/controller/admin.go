@@ -72,6 +72,11 @@ func (a *Admin) CreateTopic(ctx context.Context, spec TopicSpec, validateOnly bo
 	}
 	for _, name := range existing {
 		if name == spec.Name {
+			// Kafka tells a topic still being deleted apart: retrying
+			// shortly will succeed.
+			if marked, _, err := a.Store.Exists(ctx, znode.DeleteTopicPath(name)); err == nil && marked {
+				return nil, kafkaerr.New(kerr.TopicAlreadyExists, "Topic '%s' is marked for deletion.", spec.Name)
+			}
 			return nil, kafkaerr.New(kerr.TopicAlreadyExists, "Topic '%s' already exists.", spec.Name)
 		}
 		if collides(name, spec.Name) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -413,5 +414,28 @@ func TestControlledShutdownAnswersOnceApplied(t *testing.T) {
 	}
 	if ps, _, ok := h.fake.lastLeaderAndISR(next, part); !ok || ps.Leader != next {
 		t.Fatalf("new leader's last LeaderAndIsr %+v", ps)
+	}
+}
+
+// A topic whose deletion is under way is reported as marked for deletion,
+// not as existing, so the operator knows a retry will succeed.
+func TestCreateTopicMarkedForDeletion(t *testing.T) {
+	h := newHarness(t) // no controller, so nothing completes the deletion
+	ctx := context.Background()
+	admin := &Admin{Store: h.root}
+	// The topic's znode and its deletion mark, as DeleteTopics leaves them
+	// until a controller finishes the job.
+	if err := meta.EnsurePath(ctx, h.root, znode.TopicPath("t")); err != nil {
+		t.Fatal(err)
+	}
+	if err := meta.EnsurePath(ctx, h.root, znode.DeleteTopicsPath); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.root.Create(ctx, znode.DeleteTopicPath("t"), nil, meta.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	_, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1}, false)
+	if !isCode(err, kerr.TopicAlreadyExists) || !strings.Contains(err.Error(), "is marked for deletion") {
+		t.Fatalf("create while marked for deletion: %v", err)
 	}
 }

@@ -114,7 +114,11 @@ func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.
 		// Back off so a follower fetching in a tight loop does not turn an
 		// unreachable controller into a request storm.
 		p.retryISRAfter = m.now().Add(m.cfg.FetchBackoff)
-		m.log.Warn("AlterPartition failed; will retry", "partition", p.tp.String(), "err", err, "code", code)
+		if err != nil {
+			m.log.Warn("AlterPartition failed; will retry", "partition", p.tp.String(), "err", err)
+		} else {
+			m.log.Warn("AlterPartition refused; will retry", "partition", p.tp.String(), "error", kerr.ErrorForCode(code))
+		}
 		return
 	}
 	if got.LeaderEpoch != p.leaderEpoch {
