@@ -283,3 +283,25 @@ func TestConfigLayering(t *testing.T) {
 		t.Fatal("missing file accepted")
 	}
 }
+
+// A leaderless partition (a topic just auto-created) is looked up again
+// after retry.backoff.ms, as Java's clients do, not after kgo's 5 s floor.
+func TestMetadataRefreshFollowsRetryBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		props map[string]string
+		want  time.Duration
+	}{
+		{nil, 100 * time.Millisecond},
+		{map[string]string{"retry.backoff.ms": "250"}, 250 * time.Millisecond},
+	} {
+		c := conf(tc.props)
+		c.Set("bootstrap.servers", "127.0.0.1:1")
+		opts, err := CommonOpts(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := newClient(t, opts).OptValue(kgo.MetadataMinAge); got != tc.want {
+			t.Errorf("%v: metadata min age %v, want %v", tc.props, got, tc.want)
+		}
+	}
+}

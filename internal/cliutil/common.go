@@ -34,6 +34,9 @@ func SplitServers(list string) []string {
 	return out
 }
 
+// defaultRetryBackoff is Java's retry.backoff.ms default.
+const defaultRetryBackoff = 100 * time.Millisecond
+
 // CommonOpts maps the properties every Kafka client understands:
 // connection, identity, timeouts and security. bootstrap.servers is
 // required.
@@ -48,6 +51,11 @@ func CommonOpts(c *Config) ([]kgo.Opt, error) {
 	if id, ok := c.Get("client.id"); ok && id != "" {
 		opts = append(opts, kgo.ClientID(id))
 	}
+	// Java's clients may refresh metadata every retry.backoff.ms (100 ms)
+	// when a partition has no leader yet, e.g. a topic just auto-created;
+	// kgo's default floor of 5 s made the first produce to a new topic wait
+	// that long.
+	opts = append(opts, kgo.MetadataMinAge(defaultRetryBackoff))
 	type msOpt struct {
 		key string
 		opt func(time.Duration) kgo.Opt
@@ -63,6 +71,7 @@ func CommonOpts(c *Config) ([]kgo.Opt, error) {
 		{"retry.backoff.ms", func(d time.Duration) kgo.Opt {
 			return kgo.RetryBackoffFn(func(int) time.Duration { return d })
 		}},
+		{"retry.backoff.ms", func(d time.Duration) kgo.Opt { return kgo.MetadataMinAge(d) }},
 	} {
 		d, ok, err := c.Millis(m.key)
 		if err != nil {
