@@ -1,0 +1,300 @@
+package acl
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/principal"
+)
+
+// The ACL enums are Kafka's, with Kafka's wire codes.
+type (
+	ResourceType   = kmsg.ACLResourceType
+	Operation      = kmsg.ACLOperation
+	PermissionType = kmsg.ACLPermissionType
+	PatternType    = kmsg.ACLResourcePatternType
+)
+
+// Resource types, operations, permissions and pattern types of Kafka 2.8.
+const (
+	Topic           = kmsg.ACLResourceTypeTopic
+	Group           = kmsg.ACLResourceTypeGroup
+	Cluster         = kmsg.ACLResourceTypeCluster
+	TransactionalID = kmsg.ACLResourceTypeTransactionalId
+	DelegationToken = kmsg.ACLResourceTypeDelegationToken
+
+	OpAny             = kmsg.ACLOperationAny
+	OpAll             = kmsg.ACLOperationAll
+	OpRead            = kmsg.ACLOperationRead
+	OpWrite           = kmsg.ACLOperationWrite
+	OpCreate          = kmsg.ACLOperationCreate
+	OpDelete          = kmsg.ACLOperationDelete
+	OpAlter           = kmsg.ACLOperationAlter
+	OpDescribe        = kmsg.ACLOperationDescribe
+	OpClusterAction   = kmsg.ACLOperationClusterAction
+	OpDescribeConfigs = kmsg.ACLOperationDescribeConfigs
+	OpAlterConfigs    = kmsg.ACLOperationAlterConfigs
+	OpIdempotentWrite = kmsg.ACLOperationIdempotentWrite
+
+	Allow = kmsg.ACLPermissionTypeAllow
+	Deny  = kmsg.ACLPermissionTypeDeny
+
+	Literal  = kmsg.ACLResourcePatternTypeLiteral
+	Prefixed = kmsg.ACLResourcePatternTypePrefixed
+	Match    = kmsg.ACLResourcePatternTypeMatch
+)
+
+// Wildcards and the one name of the cluster resource.
+const (
+	ClusterName       = "kafka-cluster"
+	WildcardResource  = "*"
+	WildcardHost      = "*"
+	WildcardPrincipal = "User:*"
+)
+
+// resourceTypes are the resource types of Kafka 2.8 (USER came in 3.x).
+var resourceTypes = []ResourceType{Topic, Group, Cluster, TransactionalID, DelegationToken}
+
+// operations are the operations of Kafka 2.8 a binding may name.
+var operations = []Operation{OpAll, OpRead, OpWrite, OpCreate, OpDelete, OpAlter, OpDescribe,
+	OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite}
+
+// SupportedOperations are the operations that mean something on a resource
+// type (AclEntry.supportedOperations): the ones authorized-operations
+// fields report on.
+func SupportedOperations(rt ResourceType) []Operation {
+	switch rt {
+	case Topic:
+		return []Operation{OpRead, OpWrite, OpCreate, OpDescribe, OpDelete, OpAlter, OpDescribeConfigs, OpAlterConfigs}
+	case Group:
+		return []Operation{OpRead, OpDescribe, OpDelete}
+	case Cluster:
+		return []Operation{OpCreate, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpAlter, OpDescribe}
+	case TransactionalID:
+		return []Operation{OpDescribe, OpWrite}
+	case DelegationToken:
+		return []Operation{OpDescribe}
+	}
+	return nil
+}
+
+// pascal is Kafka's PascalCase name of an upper-snake enum name, as
+// SecurityUtils writes ZooKeeper data: TRANSACTIONAL_ID → TransactionalId.
+func pascal(upper string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(upper, "_") {
+		if w == "" {
+			continue
+		}
+		b.WriteString(w[:1])
+		b.WriteString(strings.ToLower(w[1:]))
+	}
+	return b.String()
+}
+
+// ResourceTypeName is the name in ZooKeeper paths: Topic, TransactionalId.
+func ResourceTypeName(rt ResourceType) string { return pascal(rt.String()) }
+
+// OperationName is the name in ZooKeeper data: Read, IdempotentWrite.
+func OperationName(op Operation) string { return pascal(op.String()) }
+
+// PermissionName is the name in ZooKeeper data: Allow, Deny.
+func PermissionName(p PermissionType) string { return pascal(p.String()) }
+
+// byName finds the value whose PascalCase or upper-case enum name is s
+// (SecurityUtils.valueFromMap: exact name, else s upper-cased).
+func byName[T interface {
+	~int8
+	String() string
+}](values []T, s string) (T, bool) {
+	for _, v := range values {
+		if s == pascal(v.String()) || s == v.String() || strings.ToUpper(s) == v.String() {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// ParseResourceType reads a resource type name (Topic, TOPIC).
+func ParseResourceType(s string) (ResourceType, bool) { return byName(resourceTypes, s) }
+
+// ParseOperation reads an operation name (Read, READ, IdempotentWrite).
+func ParseOperation(s string) (Operation, bool) { return byName(operations, s) }
+
+// ParsePermission reads a permission name (Allow, ALLOW, Deny).
+func ParsePermission(s string) (PermissionType, bool) {
+	return byName([]PermissionType{Allow, Deny}, s)
+}
+
+// Pattern is a ResourcePattern: the resource (or resource name prefix) a
+// binding applies to.
+type Pattern struct {
+	Type        ResourceType
+	Name        string
+	PatternType PatternType
+}
+
+func (p Pattern) String() string {
+	return fmt.Sprintf("%s:%s:%s", ResourceTypeName(p.Type), p.PatternType, p.Name)
+}
+
+// Entry is an AccessControlEntry: who may (or may not) do what, from where.
+type Entry struct {
+	Principal  string // "User:alice", or User:* for everyone
+	Host       string // "*" or an IP address
+	Operation  Operation
+	Permission PermissionType
+}
+
+// Binding is an AclBinding: an entry on a resource pattern.
+type Binding struct {
+	Pattern Pattern
+	Entry   Entry
+}
+
+// validate checks a binding before it is stored, as AclAuthorizer and
+// AclBinding do: known and specific enums (no ANY, MATCH or UNKNOWN), a
+// Type:Name principal, a host, and no '/' in the name (it is a znode name).
+func (b Binding) validate() error {
+	p, e := b.Pattern, b.Entry
+	if !contains(resourceTypes, p.Type) {
+		return fmt.Errorf("acl: resource type %s cannot be stored", p.Type)
+	}
+	if p.PatternType != Literal && p.PatternType != Prefixed {
+		return fmt.Errorf("acl: pattern type %s cannot be stored", p.PatternType)
+	}
+	if !contains(operations, e.Operation) {
+		return fmt.Errorf("acl: operation %s cannot be stored", e.Operation)
+	}
+	if e.Permission != Allow && e.Permission != Deny {
+		return fmt.Errorf("acl: permission type %s cannot be stored", e.Permission)
+	}
+	if _, err := principal.Parse(e.Principal); err != nil {
+		return fmt.Errorf("acl: %w", err)
+	}
+	if e.Host == "" {
+		return fmt.Errorf("acl: empty host")
+	}
+	if p.Name == "" || strings.Contains(p.Name, "/") {
+		return fmt.Errorf("acl: invalid resource name: %q", p.Name)
+	}
+	return nil
+}
+
+func contains[T comparable](xs []T, x T) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// PatternFilter is a ResourcePatternFilter: Type ANY and a nil Name match
+// every type and name; PatternType ANY matches either pattern type by exact
+// name, MATCH every pattern that applies to the named resource (literal
+// name, literal "*", or a prefix of it).
+type PatternFilter struct {
+	Type        ResourceType
+	Name        *string
+	PatternType PatternType
+}
+
+// Matches is ResourcePatternFilter.matches.
+func (f PatternFilter) Matches(p Pattern) bool {
+	if f.Type != kmsg.ACLResourceTypeAny && f.Type != p.Type {
+		return false
+	}
+	if f.PatternType != kmsg.ACLResourcePatternTypeAny && f.PatternType != Match && f.PatternType != p.PatternType {
+		return false
+	}
+	if f.Name == nil {
+		return true
+	}
+	if f.PatternType == kmsg.ACLResourcePatternTypeAny || f.PatternType == p.PatternType {
+		return *f.Name == p.Name
+	}
+	switch p.PatternType {
+	case Literal:
+		return *f.Name == p.Name || p.Name == WildcardResource
+	case Prefixed:
+		return strings.HasPrefix(*f.Name, p.Name)
+	}
+	return false
+}
+
+// exact reports whether the filter names one pattern only
+// (matchesAtMostOne): then that pattern is looked up in the store even if
+// this broker has not cached it yet.
+func (f PatternFilter) exact() (Pattern, bool) {
+	if f.Type == kmsg.ACLResourceTypeAny || f.Name == nil || (f.PatternType != Literal && f.PatternType != Prefixed) {
+		return Pattern{}, false
+	}
+	return Pattern{Type: f.Type, Name: *f.Name, PatternType: f.PatternType}, true
+}
+
+// EntryFilter is an AccessControlEntryFilter: nil Principal or Host, and
+// ANY Operation or Permission, match everything.
+type EntryFilter struct {
+	Principal  *string
+	Host       *string
+	Operation  Operation
+	Permission PermissionType
+}
+
+// Matches is AccessControlEntryFilter.matches.
+func (f EntryFilter) Matches(e Entry) bool {
+	if f.Principal != nil && *f.Principal != e.Principal {
+		return false
+	}
+	if f.Host != nil && *f.Host != e.Host {
+		return false
+	}
+	if f.Operation != OpAny && f.Operation != e.Operation {
+		return false
+	}
+	return f.Permission == kmsg.ACLPermissionTypeAny || f.Permission == e.Permission
+}
+
+// Filter is an AclBindingFilter.
+type Filter struct {
+	Pattern PatternFilter
+	Entry   EntryFilter
+}
+
+// Unknown reports whether the filter names an UNKNOWN (or, in Kafka 2.8,
+// nonexistent) type, pattern type, operation or permission: Kafka refuses
+// such a filter as an invalid request.
+func (f Filter) Unknown() bool {
+	return !(f.Pattern.Type == kmsg.ACLResourceTypeAny || contains(resourceTypes, f.Pattern.Type)) ||
+		f.Pattern.PatternType < kmsg.ACLResourcePatternTypeAny || f.Pattern.PatternType > Prefixed ||
+		!(f.Entry.Operation == OpAny || contains(operations, f.Entry.Operation)) ||
+		!(f.Entry.Permission == kmsg.ACLPermissionTypeAny || f.Entry.Permission == Allow || f.Entry.Permission == Deny)
+}
+
+// hostMatches compares an entry's host with the client's address: "*",
+// the same text, or the same IP however written (Kafka compares with
+// Java's InetAddress.getHostAddress text, which spells IPv6 in full).
+func hostMatches(entryHost, client string) bool {
+	if entryHost == WildcardHost || entryHost == client {
+		return true
+	}
+	a, b := net.ParseIP(entryHost), net.ParseIP(client)
+	return a != nil && b != nil && a.Equal(b)
+}
+
+// less orders patterns as Kafka's ACL cache (ResourceOrdering): by
+// resource type, then pattern type, then name descending. DescribeAcls
+// lists bindings in this order.
+func less(a, b Pattern) bool {
+	if a.Type != b.Type {
+		return a.Type < b.Type
+	}
+	if a.PatternType != b.PatternType {
+		return a.PatternType < b.PatternType
+	}
+	return a.Name > b.Name
+}
