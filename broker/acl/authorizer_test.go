@@ -123,9 +123,9 @@ func TestSuperUsersAndNoACL(t *testing.T) {
 	})
 	open := cached(Config{AllowIfNoACL: true}, bindings...)
 	runChecks(t, open, []check{
-		{as("bob", "1.1.1.1"), OpWrite, Topic, "no-acls", true},     // nothing applies: open
-		{as("carol", "1.1.1.1"), OpRead, Topic, "owned", false},     // an ACL applies, not to carol
-		{as("alice", "1.1.1.1"), OpWrite, Topic, "t", false},        // not a super user here
+		{as("bob", "1.1.1.1"), OpWrite, Topic, "no-acls", true}, // nothing applies: open
+		{as("carol", "1.1.1.1"), OpRead, Topic, "owned", false}, // an ACL applies, not to carol
+		{as("alice", "1.1.1.1"), OpWrite, Topic, "t", false},    // not a super user here
 		{as("bob", "1.1.1.1"), OpClusterAction, Cluster, ClusterName, true},
 	})
 }
