@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -160,29 +161,29 @@ type Binding struct {
 // Type:Name principal, a host, and no '/' in the name (it is a znode name).
 func (b Binding) validate() error {
 	p, e := b.Pattern, b.Entry
-	if !contains(resourceTypes, p.Type) {
-		return fmt.Errorf("acl: resource type %s cannot be stored", p.Type)
-	}
-	if p.PatternType != Literal && p.PatternType != Prefixed {
-		return fmt.Errorf("acl: pattern type %s cannot be stored", p.PatternType)
-	}
-	if !contains(operations, e.Operation) {
-		return fmt.Errorf("acl: operation %s cannot be stored", e.Operation)
-	}
-	if e.Permission != Allow && e.Permission != Deny {
-		return fmt.Errorf("acl: permission type %s cannot be stored", e.Permission)
+	switch {
+	case !contains(resourceTypes, p.Type):
+		return fmt.Errorf("%w: resource type %s cannot be stored", ErrInvalid, p.Type)
+	case p.PatternType != Literal && p.PatternType != Prefixed:
+		return fmt.Errorf("%w: pattern type %s cannot be stored", ErrInvalid, p.PatternType)
+	case !contains(operations, e.Operation):
+		return fmt.Errorf("%w: operation %s cannot be stored", ErrInvalid, e.Operation)
+	case e.Permission != Allow && e.Permission != Deny:
+		return fmt.Errorf("%w: permission type %s cannot be stored", ErrInvalid, e.Permission)
+	case e.Host == "":
+		return fmt.Errorf("%w: empty host", ErrInvalid)
+	case p.Name == "" || strings.Contains(p.Name, "/"):
+		return fmt.Errorf("%w: ACL binding contains invalid resource name: %s", ErrInvalid, p.Name)
 	}
 	if _, err := principal.Parse(e.Principal); err != nil {
-		return fmt.Errorf("acl: %w", err)
-	}
-	if e.Host == "" {
-		return fmt.Errorf("acl: empty host")
-	}
-	if p.Name == "" || strings.Contains(p.Name, "/") {
-		return fmt.Errorf("acl: invalid resource name: %q", p.Name)
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	return nil
 }
+
+// ErrInvalid marks a binding that cannot be stored (Kafka's "Failed to
+// create ACL" INVALID_REQUEST).
+var ErrInvalid = errors.New("acl: invalid ACL binding")
 
 func contains[T comparable](xs []T, x T) bool {
 	for _, y := range xs {
