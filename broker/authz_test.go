@@ -24,8 +24,8 @@ import (
 
 var (
 	superUser = principal.User("admin") // in super.users
-	alice = principal.User("alice")
-	bob   = principal.User("bob")
+	alice     = principal.User("alice")
+	bob       = principal.User("bob")
 )
 
 // authzBroker is a broker with the ACL authorizer on and User:admin as its
