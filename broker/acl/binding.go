@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/principal"
+	"kafgo/internal/aclname"
 )
 
 // The ACL enums are Kafka's, with Kafka's wire codes.
@@ -56,79 +57,34 @@ const (
 	WildcardPrincipal = "User:*"
 )
 
-// resourceTypes are the resource types of Kafka 2.8 (USER came in 3.x).
-var resourceTypes = []ResourceType{Topic, Group, Cluster, TransactionalID, DelegationToken}
-
-// operations are the operations of Kafka 2.8 a binding may name.
-var operations = []Operation{OpAll, OpRead, OpWrite, OpCreate, OpDelete, OpAlter, OpDescribe,
-	OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite}
+// resourceTypes and operations are those of Kafka 2.8.
+var (
+	resourceTypes = aclname.ResourceTypes
+	operations    = aclname.Operations
+)
 
 // SupportedOperations are the operations that mean something on a resource
 // type (AclEntry.supportedOperations): the ones authorized-operations
 // fields report on.
-func SupportedOperations(rt ResourceType) []Operation {
-	switch rt {
-	case Topic:
-		return []Operation{OpRead, OpWrite, OpCreate, OpDescribe, OpDelete, OpAlter, OpDescribeConfigs, OpAlterConfigs}
-	case Group:
-		return []Operation{OpRead, OpDescribe, OpDelete}
-	case Cluster:
-		return []Operation{OpCreate, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpAlter, OpDescribe}
-	case TransactionalID:
-		return []Operation{OpDescribe, OpWrite}
-	case DelegationToken:
-		return []Operation{OpDescribe}
-	}
-	return nil
-}
-
-// pascal is Kafka's PascalCase name of an upper-snake enum name, as
-// SecurityUtils writes ZooKeeper data: TRANSACTIONAL_ID → TransactionalId.
-func pascal(upper string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(upper, "_") {
-		if w == "" {
-			continue
-		}
-		b.WriteString(w[:1])
-		b.WriteString(strings.ToLower(w[1:]))
-	}
-	return b.String()
-}
+func SupportedOperations(rt ResourceType) []Operation { return aclname.SupportedOperations(rt) }
 
 // ResourceTypeName is the name in ZooKeeper paths: Topic, TransactionalId.
-func ResourceTypeName(rt ResourceType) string { return pascal(rt.String()) }
+func ResourceTypeName(rt ResourceType) string { return aclname.Pascal(rt.String()) }
 
 // OperationName is the name in ZooKeeper data: Read, IdempotentWrite.
-func OperationName(op Operation) string { return pascal(op.String()) }
+func OperationName(op Operation) string { return aclname.Pascal(op.String()) }
 
 // PermissionName is the name in ZooKeeper data: Allow, Deny.
-func PermissionName(p PermissionType) string { return pascal(p.String()) }
-
-// byName finds the value whose PascalCase or upper-case enum name is s
-// (SecurityUtils.valueFromMap: exact name, else s upper-cased).
-func byName[T interface {
-	~int8
-	String() string
-}](values []T, s string) (T, bool) {
-	for _, v := range values {
-		if s == pascal(v.String()) || s == v.String() || strings.ToUpper(s) == v.String() {
-			return v, true
-		}
-	}
-	return 0, false
-}
+func PermissionName(p PermissionType) string { return aclname.Pascal(p.String()) }
 
 // ParseResourceType reads a resource type name (Topic, TOPIC).
-func ParseResourceType(s string) (ResourceType, bool) { return byName(resourceTypes, s) }
+func ParseResourceType(s string) (ResourceType, bool) { return aclname.Parse(resourceTypes, s) }
 
 // ParseOperation reads an operation name (Read, READ, IdempotentWrite).
-func ParseOperation(s string) (Operation, bool) { return byName(operations, s) }
+func ParseOperation(s string) (Operation, bool) { return aclname.Parse(operations, s) }
 
 // ParsePermission reads a permission name (Allow, ALLOW, Deny).
-func ParsePermission(s string) (PermissionType, bool) {
-	return byName([]PermissionType{Allow, Deny}, s)
-}
+func ParsePermission(s string) (PermissionType, bool) { return aclname.Parse(aclname.Permissions, s) }
 
 // Pattern is a ResourcePattern: the resource (or resource name prefix) a
 // binding applies to.
