@@ -86,7 +86,9 @@ func TestAddListRemoveOutput(t *testing.T) {
 func TestConveniences(t *testing.T) {
 	h := newHarness(t)
 	got := h.mustRun(Options{Add: true, Producer: true, Idempotent: true, AllowPrincipals: []string{"User:p"}, Topics: []string{"t"}, TransactionalIDs: []string{"tx"}})
-	p := func(op string) string { return "\t(principal=User:p, host=*, operation=" + op + ", permissionType=ALLOW)" }
+	p := func(op string) string {
+		return "\t(principal=User:p, host=*, operation=" + op + ", permissionType=ALLOW)"
+	}
 	for _, want := range []string{
 		"Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=t, patternType=LITERAL)`: \n " + p("WRITE") + "\n" + p("DESCRIBE") + "\n" + p("CREATE") + " \n\n",
 		"Adding ACLs for resource `ResourcePattern(resourceType=TRANSACTIONAL_ID, name=tx, patternType=LITERAL)`: \n " + p("WRITE") + "\n" + p("DESCRIBE") + " \n\n",
@@ -97,7 +99,9 @@ func TestConveniences(t *testing.T) {
 		}
 	}
 	got = h.mustRun(Options{Add: true, Consumer: true, AllowPrincipals: []string{"User:c"}, AllowHosts: []string{"10.0.0.1"}, Topics: []string{"orders-"}, Groups: []string{"g"}, PatternType: "PREFIXED"})
-	c := func(op string) string { return "\t(principal=User:c, host=10.0.0.1, operation=" + op + ", permissionType=ALLOW)" }
+	c := func(op string) string {
+		return "\t(principal=User:c, host=10.0.0.1, operation=" + op + ", permissionType=ALLOW)"
+	}
 	for _, want := range []string{
 		"Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders-, patternType=PREFIXED)`: \n " + c("READ") + "\n" + c("DESCRIBE") + " \n\n",
 		"Adding ACLs for resource `ResourcePattern(resourceType=GROUP, name=g, patternType=PREFIXED)`: \n " + c("READ") + " \n\n",
