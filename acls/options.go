@@ -3,6 +3,7 @@ package acls
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -187,7 +188,7 @@ func (o *Options) entries(ops []kmsg.ACLOperation) ([]entry, error) {
 			for _, op := range ops {
 				for _, h := range hosts {
 					e := entry{principal, strings.TrimSpace(h), op, side.perm}
-					if !containsEntry(out, e) {
+					if !slices.Contains(out, e) {
 						out = append(out, e)
 					}
 				}
@@ -195,15 +196,6 @@ func (o *Options) entries(ops []kmsg.ACLOperation) ([]entry, error) {
 		}
 	}
 	return out, nil
-}
-
-func containsEntry(es []entry, e entry) bool {
-	for _, x := range es {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }
 
 // binding is a resource and the entries for it.
@@ -226,7 +218,7 @@ func (o *Options) bindings() ([]binding, error) {
 		for i := range out {
 			if out[i].Filter == f {
 				for _, e := range es {
-					if !containsEntry(out[i].Entries, e) {
+					if !slices.Contains(out[i].Entries, e) {
 						out[i].Entries = append(out[i].Entries, e)
 					}
 				}
@@ -298,7 +290,7 @@ func (o *Options) bindings() ([]binding, error) {
 	for _, b := range out {
 		valid := append(aclname.SupportedOperations(b.Filter.Type), kmsg.ACLOperationAll)
 		for _, e := range b.Entries {
-			if !containsOp(valid, e.Operation) {
+			if !slices.Contains(valid, e.Operation) {
 				names := make([]string, len(valid))
 				for i, op := range valid {
 					names[i] = aclname.Pascal(op.String())
@@ -308,13 +300,4 @@ func (o *Options) bindings() ([]binding, error) {
 		}
 	}
 	return out, nil
-}
-
-func containsOp(ops []kmsg.ACLOperation, op kmsg.ACLOperation) bool {
-	for _, o := range ops {
-		if o == op {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -198,7 +199,7 @@ func list(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
 			}
 			for _, a := range res.ACLs {
 				e := entry{a.Principal, a.Host, a.Operation, a.PermissionType}
-				if !containsEntry(resources[i].Entries, e) {
+				if !slices.Contains(resources[i].Entries, e) {
 					resources[i].Entries = append(resources[i].Entries, e)
 				}
 			}

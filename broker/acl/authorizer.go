@@ -2,6 +2,7 @@ package acl
 
 import (
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -171,7 +172,7 @@ func (a *Authorizer) AuthorizeByResourceType(s Session, op Operation, rt Resourc
 			}
 		}
 	}
-	if contains(denyLit, WildcardResource) {
+	if slices.Contains(denyLit, WildcardResource) {
 		return false
 	}
 	if a.allowIfNoACL {
@@ -179,7 +180,7 @@ func (a *Authorizer) AuthorizeByResourceType(s Session, op Operation, rt Resourc
 	}
 	dominated := func(name string) bool {
 		for l := 0; l <= len(name); l++ {
-			if contains(denyPre, name[:l]) {
+			if slices.Contains(denyPre, name[:l]) {
 				return true
 			}
 		}
@@ -191,7 +192,7 @@ func (a *Authorizer) AuthorizeByResourceType(s Session, op Operation, rt Resourc
 		}
 	}
 	for _, n := range allowLit {
-		if n == WildcardResource || (!contains(denyLit, n) && !dominated(n)) {
+		if n == WildcardResource || (!slices.Contains(denyLit, n) && !dominated(n)) {
 			return true
 		}
 	}

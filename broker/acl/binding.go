@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -118,11 +119,11 @@ type Binding struct {
 func (b Binding) validate() error {
 	p, e := b.Pattern, b.Entry
 	switch {
-	case !contains(resourceTypes, p.Type):
+	case !slices.Contains(resourceTypes, p.Type):
 		return fmt.Errorf("%w: resource type %s cannot be stored", ErrInvalid, p.Type)
 	case p.PatternType != Literal && p.PatternType != Prefixed:
 		return fmt.Errorf("%w: pattern type %s cannot be stored", ErrInvalid, p.PatternType)
-	case !contains(operations, e.Operation):
+	case !slices.Contains(operations, e.Operation):
 		return fmt.Errorf("%w: operation %s cannot be stored", ErrInvalid, e.Operation)
 	case e.Permission != Allow && e.Permission != Deny:
 		return fmt.Errorf("%w: permission type %s cannot be stored", ErrInvalid, e.Permission)
@@ -140,15 +141,6 @@ func (b Binding) validate() error {
 // ErrInvalid marks a binding that cannot be stored (Kafka's "Failed to
 // create ACL" INVALID_REQUEST).
 var ErrInvalid = errors.New("acl: invalid ACL binding")
-
-func contains[T comparable](xs []T, x T) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
-}
 
 // PatternFilter is a ResourcePatternFilter: Type ANY and a nil Name match
 // every type and name; PatternType ANY matches either pattern type by exact
@@ -226,9 +218,9 @@ type Filter struct {
 // nonexistent) type, pattern type, operation or permission: Kafka refuses
 // such a filter as an invalid request.
 func (f Filter) Unknown() bool {
-	return !(f.Pattern.Type == kmsg.ACLResourceTypeAny || contains(resourceTypes, f.Pattern.Type)) ||
+	return !(f.Pattern.Type == kmsg.ACLResourceTypeAny || slices.Contains(resourceTypes, f.Pattern.Type)) ||
 		f.Pattern.PatternType < kmsg.ACLResourcePatternTypeAny || f.Pattern.PatternType > Prefixed ||
-		!(f.Entry.Operation == OpAny || contains(operations, f.Entry.Operation)) ||
+		!(f.Entry.Operation == OpAny || slices.Contains(operations, f.Entry.Operation)) ||
 		!(f.Entry.Permission == kmsg.ACLPermissionTypeAny || f.Entry.Permission == Allow || f.Entry.Permission == Deny)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,7 +84,7 @@ func decodeEntries(data []byte) ([]Entry, error) {
 
 // appendUnique adds e unless present: a resource's ACLs are a set.
 func appendUnique(entries []Entry, e Entry) []Entry {
-	if contains(entries, e) {
+	if slices.Contains(entries, e) {
 		return entries
 	}
 	return append(entries, e)
@@ -95,7 +96,7 @@ func sameSet(a, b []Entry) bool {
 		return false
 	}
 	for _, e := range a {
-		if !contains(b, e) {
+		if !slices.Contains(b, e) {
 			return false
 		}
 	}

@@ -34,14 +34,7 @@ func (s *Server) handleCreateACLs(c *Call) Reply {
 			}
 		}
 	}
-	var refusal error
-	switch {
-	case !s.authorizeCluster(c, acl.OpAlter):
-		refusal = errClusterAuthorization
-	case s.d.Authorizer == nil:
-		refusal = refuse(kerr.SecurityDisabled, "No Authorizer is configured.")
-	}
-	if refusal != nil {
+	if refusal := s.aclChangeRefused(c); refusal != nil {
 		for i := range results {
 			set(i, refusal)
 		}
@@ -80,4 +73,16 @@ func (s *Server) handleCreateACLs(c *Call) Reply {
 		resp.Results = results
 		return Result{Resp: resp}
 	}
+}
+
+// aclChangeRefused is why CreateAcls and DeleteAcls are refused as a whole:
+// no Alter on the cluster, or no authorizer to keep ACLs.
+func (s *Server) aclChangeRefused(c *Call) error {
+	switch {
+	case !s.authorizeCluster(c, acl.OpAlter):
+		return errClusterAuthorization
+	case s.d.Authorizer == nil:
+		return refuse(kerr.SecurityDisabled, "No Authorizer is configured.")
+	}
+	return nil
 }

@@ -28,14 +28,7 @@ func (s *Server) handleDeleteACLs(c *Call) Reply {
 	fail := func(i int, err error) {
 		results[i].ErrorCode, results[i].ErrorMessage = errCode(err), kmsg.StringPtr(kafkaerr.Message(err))
 	}
-	var refusal error
-	switch {
-	case !s.authorizeCluster(c, acl.OpAlter):
-		refusal = errClusterAuthorization
-	case s.d.Authorizer == nil:
-		refusal = refuse(kerr.SecurityDisabled, "No Authorizer is configured.")
-	}
-	if refusal != nil {
+	if refusal := s.aclChangeRefused(c); refusal != nil {
 		for i := range results {
 			fail(i, refusal)
 		}
