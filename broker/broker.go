@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/admin"
 	"kafgo/broker/api"
 	"kafgo/broker/clusterview"
@@ -46,6 +47,7 @@ type Broker struct {
 	groups    *group.Coordinator
 	txns      *txn.Coordinator
 	pids      *producerIDs
+	authz     *acl.Authorizer // nil without authorizer.class.name
 	topics    *topicConfigs
 	api       *api.Server
 	net       *wire.Server
@@ -109,6 +111,16 @@ func (b *Broker) Start(ctx context.Context) error {
 		return fmt.Errorf("broker: cluster id: %w", err)
 	}
 
+	// The ACLs are loaded before any listener serves, as Kafka starts its
+	// authorizer before accepting requests.
+	if cfg.AuthorizerEnabled() {
+		b.authz = acl.New(store, acl.Config{SuperUsers: cfg.SuperUsers, AllowIfNoACL: cfg.AllowEveryoneIfNoACLFound, Logger: b.log})
+		if err := b.authz.Start(ctx); err != nil {
+			return fmt.Errorf("broker: loading ACLs: %w", err)
+		}
+		b.wg.Add(1)
+		go func() { defer b.wg.Done(); b.authz.Follow(runCtx) }()
+	}
 	b.admin = &controller.Admin{Store: store}
 	b.topics = newTopicConfigs(b.admin, store, b.Config, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
@@ -490,6 +502,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Groups:              b.groups,
 		Txns:                b.txns,
 		OnTxnMarker:         b.groups.OnTxnMarker,
+		Authorizer:          b.authz,
 		Logger:              b.log,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,

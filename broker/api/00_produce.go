@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
@@ -24,9 +25,14 @@ import (
 // (KIP-951) answers NOT_LEADER_OR_FOLLOWER with the current leader and its
 // endpoint, so a client follows a leadership hand-over without waiting for a
 // metadata refresh.
-// Transactional batches (v3+) need the request's transactional_id (else
-// TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request, as Kafka
-// answers an unauthorized one); they open their producer's transaction,
+// Authorization (Kafka 2.8): transactional batches (v3+) need the
+// request's transactional_id and Write on it (else
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request; with acks=0
+// the connection is closed instead), and each topic needs Write (else
+// TOPIC_AUTHORIZATION_FAILED for its partitions, before anything else is
+// looked at); auto-creating a missing topic needs Create. Idempotent
+// producers were authorized at InitProducerId. Transactional batches
+// open their producer's transaction,
 // and a non-transactional batch from a producer with one open is
 // INVALID_TXN_STATE. A stale producer epoch is INVALID_PRODUCER_EPOCH at
 // every version (Kafka 2.7+ never answers PRODUCER_FENCED to Produce).
@@ -69,7 +75,10 @@ func (s *Server) handleProduce(c *Call) Reply {
 		}
 		return now(resp)
 	}
-	if req.TransactionID == nil && hasTransactionalRecords(req) {
+	if hasTransactionalRecords(req) && (req.TransactionID == nil || !s.authorize(c, acl.OpWrite, acl.TransactionalID, *req.TransactionID)) {
+		if req.Acks == 0 {
+			return func() Result { return Result{None: true, Close: true} }
+		}
 		for ti := range resp.Topics {
 			for pi := range resp.Topics[ti].Partitions {
 				setErr(ti, pi, kerr.TransactionalIDAuthorizationFailed)
@@ -77,6 +86,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 		}
 		return now(resp)
 	}
+	writable := s.authorizedNames(c, acl.OpWrite, acl.Topic, namesOf(req.Topics, func(t *kmsg.ProduceRequestTopic) string { return t.Topic }))
 
 	appendTime := time.Now().UnixMilli()
 	for ti := range req.Topics {
@@ -84,13 +94,17 @@ func (s *Server) handleProduce(c *Call) Reply {
 		for pi := range rt.Partitions {
 			rp := &rt.Partitions[pi]
 			tp := partid.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}
+			if !writable[rt.Topic] {
+				setErr(ti, pi, errTopicAuthorization)
+				continue
+			}
 			if internalTopics[rt.Topic] {
 				setErr(ti, pi, refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic))
 				continue
 			}
 			p, err := s.d.Replicas.LeaderPartition(tp)
 			if err != nil {
-				if _, known := s.d.Cache.View().Topic(rt.Topic); !known && s.d.Config().AutoCreateTopicsEnable {
+				if _, known := s.d.Cache.View().Topic(rt.Topic); !known && s.d.Config().AutoCreateTopicsEnable && s.mayCreateTopic(c, rt.Topic) {
 					// Like Metadata, a produce to a missing topic creates
 					// it; the client retries once its leader is up.
 					s.autoCreate(rt.Topic)

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
@@ -23,6 +24,10 @@ import (
 // passes (an LSO move wakes it: it moves with the HW). v2/v3
 // responses are down-converted to magic 0/1 message sets. v12 followers get
 // diverging_epoch when their last fetched epoch ended earlier on the leader.
+// Authorization (Kafka 2.8, CVE-2018-1288): a fetch with a replica id
+// needs ClusterAction on the cluster, else every partition is
+// TOPIC_AUTHORIZATION_FAILED; a consumer needs Read on each topic, else its
+// partitions are TOPIC_AUTHORIZATION_FAILED and are not read.
 
 func (s *Server) handleFetch(c *Call) Reply {
 	req := c.Req.(*kmsg.FetchRequest)
@@ -32,7 +37,8 @@ func (s *Server) handleFetch(c *Call) Reply {
 	// replica id would read past the HW). Brokers reach us on the
 	// inter-broker listener and name a live broker id.
 	replicaID := req.ReplicaID
-	if replicaID >= 0 {
+	replicaAllowed := replicaID < 0 || s.authorizeCluster(c, acl.OpClusterAction)
+	if replicaID >= 0 && replicaAllowed {
 		if c.Conn != nil && c.Conn.Listener != s.d.InterBrokerListener {
 			replicaID = -1
 		} else if _, live := s.d.Cache.View().Broker(replicaID); !live {
@@ -52,8 +58,20 @@ func (s *Server) handleFetch(c *Call) Reply {
 	if version < 3 {
 		fr.MaxBytes = 0
 	}
+	var readable map[string]bool
+	if replicaID < 0 && replicaAllowed {
+		readable = s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.FetchRequestTopic) string { return t.Topic }))
+	}
+	// refused marks, in request order, the partitions answered
+	// TOPIC_AUTHORIZATION_FAILED without being read.
+	var refused []bool
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
+			deny := !replicaAllowed || (replicaID < 0 && !readable[t.Topic])
+			refused = append(refused, deny)
+			if deny {
+				continue
+			}
 			fr.Partitions = append(fr.Partitions, replica.FetchPartition{
 				TP:                 partid.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				FetchOffset:        p.FetchOffset,
@@ -72,14 +90,45 @@ func (s *Server) handleFetch(c *Call) Reply {
 		return now(resp)
 	}
 	return func() Result {
-		ctx, cancel := context.WithTimeout(context.Background(), fr.MaxWait+s.d.RequestTimeout)
-		defer cancel()
-		results := s.d.Replicas.Fetch(ctx, fr)
+		var results []replica.FetchResult
+		if len(fr.Partitions) > 0 || len(refused) == 0 {
+			// Refused partitions alone are answered at once, as Kafka
+			// answers when nothing is left to read.
+			ctx, cancel := context.WithTimeout(context.Background(), fr.MaxWait+s.d.RequestTimeout)
+			defer cancel()
+			results = s.d.Replicas.Fetch(ctx, fr)
+		}
+		results = withRefused(req, refused, results)
 		if version < 4 {
 			return Result{Resp: s.downConvertedFetch(req, results)}
 		}
 		return Result{Raw: encodeFetchResponse(version, results)}
 	}
+}
+
+// withRefused puts the refused partitions' TOPIC_AUTHORIZATION_FAILED
+// answers between the read ones, in request order.
+func withRefused(req *kmsg.FetchRequest, refused []bool, read []replica.FetchResult) []replica.FetchResult {
+	if len(read) == len(refused) {
+		return read
+	}
+	out := make([]replica.FetchResult, 0, len(refused))
+	i, next := 0, 0
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			if refused[i] {
+				out = append(out, replica.FetchResult{
+					TP:  partid.TopicPartition{Topic: t.Topic, Partition: p.Partition},
+					Err: kerr.TopicAuthorizationFailed, HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1,
+				})
+			} else if next < len(read) {
+				out = append(out, read[next])
+				next++
+			}
+			i++
+		}
+	}
+	return out
 }
 
 // anyPartitionReplica reports whether id is an assigned replica of a fetched

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/partid"
 )
 
@@ -13,6 +14,7 @@ import (
 // timestamp, v7) the offset of the largest timestamp; any other timestamp
 // is looked up in the time index; no answer lies at or beyond that bound.
 // v0's max_num_offsets form returns at most the one offset Kafka would.
+// Each topic needs Describe, else TOPIC_AUTHORIZATION_FAILED.
 
 func (s *Server) handleListOffsets(c *Call) Reply {
 	req := c.Req.(*kmsg.ListOffsetsRequest)
@@ -20,6 +22,7 @@ func (s *Server) handleListOffsets(c *Call) Reply {
 	// Replicas (and the -2 debug id) see up to the LEO; consumers up to the HW.
 	fromReplica := req.ReplicaID >= 0 || req.ReplicaID == -2
 	readCommitted := req.Version >= 2 && req.IsolationLevel == 1
+	describable := s.authorizedNames(c, acl.OpDescribe, acl.Topic, namesOf(req.Topics, func(t *kmsg.ListOffsetsRequestTopic) string { return t.Topic }))
 	for _, rt := range req.Topics {
 		ot := kmsg.NewListOffsetsResponseTopic()
 		ot.Topic = rt.Topic
@@ -27,6 +30,11 @@ func (s *Server) handleListOffsets(c *Call) Reply {
 			op := kmsg.NewListOffsetsResponseTopicPartition()
 			op.Partition = rp.Partition
 			op.Timestamp, op.Offset, op.LeaderEpoch = -1, -1, -1
+			if !describable[rt.Topic] {
+				op.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				ot.Partitions = append(ot.Partitions, op)
+				continue
+			}
 			p, err := s.d.Replicas.LeaderPartition(partid.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})
 			if err == nil {
 				epoch := rp.CurrentLeaderEpoch

@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/controller"
 	"kafgo/broker/kafkaerr"
@@ -16,8 +17,13 @@ import (
 // Served from the broker's cluster view (the controller's last
 // UpdateMetadata). Unknown topics are auto-created when the request allows
 // it and auto.create.topics.enable is on, answering LEADER_NOT_AVAILABLE
-// meanwhile. Topic ids are returned from v10, cluster authorized operations
-// are not (kafgo has no authorizer).
+// meanwhile. Topic ids are returned from v10.
+// Authorization (Kafka 2.8): a topic needs Describe. An all-topics request
+// silently leaves out the topics the principal may not describe; a named
+// one is TOPIC_AUTHORIZATION_FAILED whether or not it exists, so no
+// unauthorized name or existence leaks (a topic asked for by id answers
+// without its name). Auto-creation also needs Create on the cluster or
+// the topic. v8+ fills the authorized-operations fields when asked.
 
 func (s *Server) handleMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.MetadataRequest)
@@ -42,8 +48,11 @@ func (s *Server) handleMetadata(c *Call) Reply {
 	all := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
 	if all {
 		for _, name := range view.SortedTopicNames() {
-			resp.Topics = append(resp.Topics, s.topicMetadata(view, name, listener))
+			if s.authorizeQuiet(c, acl.OpDescribe, acl.Topic, name) {
+				resp.Topics = append(resp.Topics, s.topicMetadata(view, name, listener))
+			}
 		}
+		s.metadataAuthorizedOperations(c, req, resp)
 		return now(resp)
 	}
 	// v0-v3 always allow auto-creation; v4+ ask for it.
@@ -54,10 +63,24 @@ func (s *Server) handleMetadata(c *Call) Reply {
 			name = *rt.Topic
 		} else if t, ok := view.TopicByID(rt.TopicID); ok {
 			name = t.Name
+			if !s.authorize(c, acl.OpDescribe, acl.Topic, name) {
+				mt := kmsg.NewMetadataResponseTopic()
+				mt.TopicID = rt.TopicID
+				mt.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				resp.Topics = append(resp.Topics, mt)
+				continue
+			}
 		} else {
 			mt := kmsg.NewMetadataResponseTopic()
 			mt.TopicID = rt.TopicID
 			mt.ErrorCode = kerr.UnknownTopicID.Code
+			resp.Topics = append(resp.Topics, mt)
+			continue
+		}
+		if rt.Topic != nil && !s.authorize(c, acl.OpDescribe, acl.Topic, name) {
+			mt := kmsg.NewMetadataResponseTopic()
+			mt.Topic = kmsg.StringPtr(name)
+			mt.ErrorCode = kerr.TopicAuthorizationFailed.Code
 			resp.Topics = append(resp.Topics, mt)
 			continue
 		}
@@ -70,6 +93,8 @@ func (s *Server) handleMetadata(c *Call) Reply {
 		switch {
 		case topicname.Validate(name) != nil:
 			mt.ErrorCode = kerr.InvalidTopicException.Code
+		case allowAuto && !internalTopics[name] && !s.mayCreateTopic(c, name):
+			mt.ErrorCode = kerr.TopicAuthorizationFailed.Code
 		case allowAuto && !internalTopics[name]:
 			mt.ErrorCode = s.autoCreate(name)
 		default:
@@ -77,7 +102,31 @@ func (s *Server) handleMetadata(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, mt)
 	}
+	s.metadataAuthorizedOperations(c, req, resp)
 	return now(resp)
+}
+
+// metadataAuthorizedOperations fills the v8+ authorized-operations fields
+// the request asks for: the cluster's (v8-v10; 0 without Describe on the
+// cluster) and each answered topic's (not those refused).
+func (s *Server) metadataAuthorizedOperations(c *Call, req *kmsg.MetadataRequest, resp *kmsg.MetadataResponse) {
+	if req.Version < 8 {
+		return
+	}
+	if req.IncludeClusterAuthorizedOperations {
+		resp.AuthorizedOperations = 0
+		if s.authorizeCluster(c, acl.OpDescribe) {
+			resp.AuthorizedOperations = s.authorizedOperations(c, acl.Cluster, acl.ClusterName)
+		}
+	}
+	if req.IncludeTopicAuthorizedOperations {
+		for i := range resp.Topics {
+			t := &resp.Topics[i]
+			if t.Topic != nil && t.ErrorCode != kerr.TopicAuthorizationFailed.Code {
+				t.AuthorizedOperations = s.authorizedOperations(c, acl.Topic, *t.Topic)
+			}
+		}
+	}
 }
 
 // autoCreate asks for the topic and answers LEADER_NOT_AVAILABLE, Kafka's

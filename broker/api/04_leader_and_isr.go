@@ -6,13 +6,14 @@ import (
 )
 
 // LeaderAndIsr (key 4), v5 only: the controller's request making this
-// broker leader or follower of partitions. Honoured only from brokers;
+// broker leader or follower of partitions. Honoured only from brokers (with
+// an authorizer: principals with ClusterAction on the cluster);
 // stale controller epochs get STALE_CONTROLLER_EPOCH, stale leader epochs
 // are skipped per partition.
 
 func (s *Server) handleLeaderAndISR(c *Call) Reply {
 	req := c.Req.(*kmsg.LeaderAndISRRequest)
-	if !s.fromBroker(c) {
+	if !s.clusterAction(c) {
 		resp := req.ResponseKind().(*kmsg.LeaderAndISRResponse)
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
 		return now(resp)

@@ -6,11 +6,12 @@ import (
 )
 
 // StopReplica (key 5), v3 only: the controller stops (and with delete=true
-// removes) replicas, on topic deletion and reassignment. Brokers only.
+// removes) replicas, on topic deletion and reassignment. Brokers only (with
+// an authorizer: principals with ClusterAction on the cluster).
 
 func (s *Server) handleStopReplica(c *Call) Reply {
 	req := c.Req.(*kmsg.StopReplicaRequest)
-	if !s.fromBroker(c) {
+	if !s.clusterAction(c) {
 		resp := req.ResponseKind().(*kmsg.StopReplicaResponse)
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
 		return now(resp)

@@ -9,12 +9,13 @@ import (
 
 // UpdateMetadata (key 6), v7 only: the controller's full or incremental
 // cluster view (live brokers, partition states) applied to the cluster view
-// that Metadata and the replica fetchers read. Brokers only.
+// that Metadata and the replica fetchers read. Brokers only (with an
+// authorizer: principals with ClusterAction on the cluster).
 
 func (s *Server) handleUpdateMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.UpdateMetadataRequest)
 	resp := req.ResponseKind().(*kmsg.UpdateMetadataResponse)
-	if !s.fromBroker(c) {
+	if !s.clusterAction(c) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
 		return now(resp)
 	}

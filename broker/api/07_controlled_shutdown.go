@@ -5,14 +5,22 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
 )
 
 // ControlledShutdown (key 7), v3 only: a broker asks the active controller
 // to move its leaderships away before it stops. Other brokers answer
 // NOT_CONTROLLER; the answer lists the partitions still led by the broker.
+// Needs ClusterAction on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 
 func (s *Server) handleControlledShutdown(c *Call) Reply {
 	req := c.Req.(*kmsg.ControlledShutdownRequest)
+	if !s.authorizeCluster(c, acl.OpClusterAction) {
+		resp := req.ResponseKind().(*kmsg.ControlledShutdownResponse)
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return now(resp)
+	}
 	if !s.fromBroker(c) || s.notController() {
 		resp := req.ResponseKind().(*kmsg.ControlledShutdownResponse)
 		resp.ErrorCode = kerr.NotController.Code

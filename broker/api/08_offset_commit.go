@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
@@ -11,6 +12,8 @@ import (
 // Commits go to the group's coordinator, written to __consumer_offsets with
 // acks=all and visible once replicated. Generation and member id are checked
 // for group members; v0 and empty-generation commits are simple commits.
+// The group needs Read (else GROUP_AUTHORIZATION_FAILED for every
+// partition), each topic Read (TOPIC_AUTHORIZATION_FAILED).
 
 // handleOffsetCommit stores offsets in __consumer_offsets; the answer is
 // deferred until they are replicated (offsets.commit.timeout.ms bounds it).
@@ -30,6 +33,11 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 	if req.Version >= 7 {
 		cr.InstanceID = req.InstanceID
 	}
+	groupAllowed := s.authorize(c, acl.OpRead, acl.Group, req.Group)
+	var readable map[string]bool
+	if groupAllowed {
+		readable = s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.OffsetCommitRequestTopic) string { return t.Topic }))
+	}
 	var slots []commitSlot
 	view := s.d.Cache.View()
 	for ti, rt := range req.Topics {
@@ -38,7 +46,11 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 		for pi, rp := range rt.Partitions {
 			op := kmsg.NewOffsetCommitResponseTopicPartition()
 			op.Partition = rp.Partition
-			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
+			if !groupAllowed {
+				op.ErrorCode = kerr.GroupAuthorizationFailed.Code
+			} else if !readable[rt.Topic] {
+				op.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			} else if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
 				o := commitOffset(rt.Topic, rp.Partition, rp.Offset, rp.Metadata)

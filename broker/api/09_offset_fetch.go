@@ -1,14 +1,19 @@
 package api
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
 // OffsetFetch (key 9), v0-v8.
 // Committed offsets from the coordinator's loaded cache; a null topic list
 // (v2+) returns every partition the group committed; v8 batches groups.
+// A group needs Describe (GROUP_AUTHORIZATION_FAILED); a named topic the
+// principal may not describe is TOPIC_AUTHORIZATION_FAILED, and such topics
+// are left out of an all-partitions answer.
 
 // handleOffsetFetch returns committed offsets: -1 with empty metadata for
 // partitions without one. Up to v7 it asks for one group; v8 batches
@@ -31,7 +36,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 					}
 				}
 			}
-			offsets, err := s.d.Groups.FetchOffsets(rg.Group, tps, req.RequireStable)
+			offsets, err := s.groupOffsets(c, rg.Group, tps, req.RequireStable)
 			og := kmsg.NewOffsetFetchResponseGroup()
 			og.Group, og.ErrorCode = rg.Group, code(err)
 			if err == nil {
@@ -61,7 +66,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 			}
 		}
 	}
-	offsets, err := s.d.Groups.FetchOffsets(req.Group, tps, req.Version >= 7 && req.RequireStable)
+	offsets, err := s.groupOffsets(c, req.Group, tps, req.Version >= 7 && req.RequireStable)
 	if err != nil {
 		if req.Version >= 2 {
 			resp.ErrorCode = code(err)
@@ -85,4 +90,43 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 		last.Partitions = append(last.Partitions, op)
 	}
 	return now(resp)
+}
+
+// groupOffsets is FetchOffsets for what the call may see: the group needs
+// Describe; a named partition of a topic the principal may not describe
+// is answered TOPIC_AUTHORIZATION_FAILED without being looked up, and such
+// topics are left out of an all-partitions answer (tps nil).
+func (s *Server) groupOffsets(c *Call, groupID string, tps []group.TopicPartition, requireStable bool) ([]group.FetchedOffset, *kerr.Error) {
+	if !s.authorize(c, acl.OpDescribe, acl.Group, groupID) {
+		return nil, kerr.GroupAuthorizationFailed
+	}
+	if !s.authorizes(c) {
+		return s.d.Groups.FetchOffsets(groupID, tps, requireStable)
+	}
+	if tps == nil {
+		offsets, err := s.d.Groups.FetchOffsets(groupID, nil, requireStable)
+		describable := s.authorizedNames(c, acl.OpDescribe, acl.Topic, namesOf(offsets, func(f *group.FetchedOffset) string { return f.Topic }))
+		out := offsets[:0]
+		for _, f := range offsets {
+			if describable[f.Topic] {
+				out = append(out, f)
+			}
+		}
+		return out, err
+	}
+	describable := s.authorizedNames(c, acl.OpDescribe, acl.Topic, namesOf(tps, func(tp *group.TopicPartition) string { return tp.Topic }))
+	allowed := []group.TopicPartition{}
+	var refused []group.FetchedOffset
+	for _, tp := range tps {
+		if describable[tp.Topic] {
+			allowed = append(allowed, tp)
+		} else {
+			refused = append(refused, group.FetchedOffset{TopicPartition: tp, Offset: -1, LeaderEpoch: -1, Err: kerr.TopicAuthorizationFailed})
+		}
+	}
+	offsets, err := s.d.Groups.FetchOffsets(groupID, allowed, requireStable)
+	if err != nil {
+		return nil, err
+	}
+	return append(offsets, refused...), nil
 }

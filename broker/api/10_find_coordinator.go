@@ -7,8 +7,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/controller"
 	"kafgo/broker/coordlog"
+	"kafgo/broker/kafkaerr"
 )
 
 // FindCoordinator (key 10), v0-v4.
@@ -16,7 +18,9 @@ import (
 // partition; key type 1 (TRANSACTION, v1+): the leader of the
 // transactional id's __transaction_state partition. Both are placed by
 // the key's Java hashCode, and the first request creates the internal
-// topic. v4 takes several keys per request.
+// topic. v4 takes several keys per request. A group key needs Describe on
+// the group (GROUP_AUTHORIZATION_FAILED), a transactional id Describe on it
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 
 // Coordinator key types (FindCoordinator v1+).
 const (
@@ -35,16 +39,40 @@ func (s *Server) handleFindCoordinator(c *Call) Reply {
 	return func() Result {
 		resp := req.ResponseKind().(*kmsg.FindCoordinatorResponse)
 		if req.Version < 4 {
-			r := s.findCoordinator(req.CoordinatorKey, req.CoordinatorType, listener)
+			r, refused := s.coordinatorKeyRefused(c, req.CoordinatorKey, req.CoordinatorType)
+			if !refused {
+				r = s.findCoordinator(req.CoordinatorKey, req.CoordinatorType, listener)
+			}
 			resp.ErrorCode, resp.ErrorMessage = r.ErrorCode, r.ErrorMessage
 			resp.NodeID, resp.Host, resp.Port = r.NodeID, r.Host, r.Port
 			return Result{Resp: resp}
 		}
 		for _, key := range req.CoordinatorKeys {
-			resp.Coordinators = append(resp.Coordinators, s.findCoordinator(key, req.CoordinatorType, listener))
+			r, refused := s.coordinatorKeyRefused(c, key, req.CoordinatorType)
+			if !refused {
+				r = s.findCoordinator(key, req.CoordinatorType, listener)
+			}
+			resp.Coordinators = append(resp.Coordinators, r)
 		}
 		return Result{Resp: resp}
 	}
+}
+
+// coordinatorKeyRefused answers a key the principal may not describe.
+func (s *Server) coordinatorKeyRefused(c *Call, key string, keyType int8) (kmsg.FindCoordinatorResponseCoordinator, bool) {
+	out := kmsg.NewFindCoordinatorResponseCoordinator()
+	out.Key, out.NodeID, out.Port = key, -1, -1
+	var err error
+	switch {
+	case keyType == coordinatorGroup && !s.authorize(c, acl.OpDescribe, acl.Group, key):
+		err = errGroupAuthorization
+	case keyType == coordinatorTransaction && !s.authorize(c, acl.OpDescribe, acl.TransactionalID, key):
+		err = errTxnIDAuthorization
+	default:
+		return out, false
+	}
+	out.ErrorCode, out.ErrorMessage = errCode(err), kmsg.StringPtr(kafkaerr.Message(err))
+	return out, true
 }
 
 func (s *Server) findCoordinator(key string, keyType int8, listener string) kmsg.FindCoordinatorResponseCoordinator {

@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
@@ -13,12 +14,18 @@ import (
 // Kafka's classic rebalance protocol: KIP-394 member ids (MEMBER_ID_REQUIRED
 // from v4), KIP-345 static members (v5+), protocol selection by vote; the
 // response waits in the coordinator until the rebalance completes.
+// Needs Read on the group (GROUP_AUTHORIZATION_FAILED).
 
 // handleJoinGroup joins a member; the answer is deferred until the
 // rebalance completes, which blocks only this connection (as Kafka mutes
 // it) and never the coordinator or other groups.
 func (s *Server) handleJoinGroup(c *Call) Reply {
 	req := c.Req.(*kmsg.JoinGroupRequest)
+	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
+		resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
+		resp.ErrorCode, resp.Generation = kerr.GroupAuthorizationFailed.Code, -1
+		return now(resp)
+	}
 	jr := group.JoinRequest{
 		Group:            req.Group,
 		MemberID:         req.MemberID,

@@ -1,13 +1,15 @@
 package api
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
 // Heartbeat (key 12), v0-v4: keeps a member's session; answers
-// REBALANCE_IN_PROGRESS while the group rebalances.
+// REBALANCE_IN_PROGRESS while the group rebalances. Needs Read on the group.
 
 func (s *Server) handleHeartbeat(c *Call) Reply {
 	req := c.Req.(*kmsg.HeartbeatRequest)
@@ -16,6 +18,10 @@ func (s *Server) handleHeartbeat(c *Call) Reply {
 		hr.InstanceID = req.InstanceID
 	}
 	resp := req.ResponseKind().(*kmsg.HeartbeatResponse)
+	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
+		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		return now(resp)
+	}
 	resp.ErrorCode = code(s.d.Groups.Heartbeat(hr))
 	return now(resp)
 }

@@ -1,19 +1,25 @@
 package api
 
 import (
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
 // LeaveGroup (key 13), v0-v5: one member (v0-v2) or a batch of members
-// (v3+, KIP-345) leave, which starts a rebalance.
+// (v3+, KIP-345) leave, which starts a rebalance. Needs Read on the group.
 
 // handleLeaveGroup removes members: one by member id before v3, a batch
 // (possibly by instance id alone) from v3.
 func (s *Server) handleLeaveGroup(c *Call) Reply {
 	req := c.Req.(*kmsg.LeaveGroupRequest)
 	resp := req.ResponseKind().(*kmsg.LeaveGroupResponse)
+	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
+		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		return now(resp)
+	}
 	var members []group.LeavingMember
 	if req.Version < 3 {
 		members = []group.LeavingMember{{MemberID: req.MemberID}}

@@ -6,16 +6,23 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
 // SyncGroup (key 14), v0-v5: the leader hands in assignments and every member
-// waits for its own; v5 checks protocol type and name.
+// waits for its own; v5 checks protocol type and name. Needs Read on the
+// group.
 
 // handleSyncGroup delivers the leader's assignment; followers' answers
 // wait (deferred) until the leader's has been written.
 func (s *Server) handleSyncGroup(c *Call) Reply {
 	req := c.Req.(*kmsg.SyncGroupRequest)
+	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
+		resp := req.ResponseKind().(*kmsg.SyncGroupResponse)
+		resp.ErrorCode, resp.MemberAssignment = kerr.GroupAuthorizationFailed.Code, []byte{}
+		return now(resp)
+	}
 	sr := group.SyncRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID}
 	if req.Version >= 3 {
 		sr.InstanceID = req.InstanceID

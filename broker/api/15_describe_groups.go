@@ -1,24 +1,33 @@
 package api
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
+)
 
 // DescribeGroups (key 15), v0-v5: state, protocol and members with their
-// metadata and assignments; authorized operations are not returned.
-
-// Group ACL operations (AclOperation codes READ 3, DELETE 6, DESCRIBE 8):
-// without an authorizer every client may do all of them.
-const groupAuthorizedOperations = 1<<3 | 1<<6 | 1<<8
+// metadata and assignments. Each group needs Describe
+// (GROUP_AUTHORIZATION_FAILED, nothing else said); v3+ asks for the
+// group's authorized operations, given for groups described without error.
 
 func (s *Server) handleDescribeGroups(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeGroupsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
 	for _, id := range req.Groups {
-		d := s.d.Groups.DescribeGroup(id)
 		g := kmsg.NewDescribeGroupsResponseGroup()
-		g.Group, g.ErrorCode = id, code(d.Err)
+		g.Group = id
+		if !s.authorize(c, acl.OpDescribe, acl.Group, id) {
+			g.ErrorCode = kerr.GroupAuthorizationFailed.Code
+			resp.Groups = append(resp.Groups, g)
+			continue
+		}
+		d := s.d.Groups.DescribeGroup(id)
+		g.ErrorCode = code(d.Err)
 		g.State, g.ProtocolType, g.Protocol = d.State, d.ProtocolType, d.Protocol
-		if req.IncludeAuthorizedOperations {
-			g.AuthorizedOperations = groupAuthorizedOperations
+		if req.IncludeAuthorizedOperations && d.Err == nil {
+			g.AuthorizedOperations = s.authorizedOperations(c, acl.Group, id)
 		}
 		for _, m := range d.Members {
 			gm := kmsg.NewDescribeGroupsResponseGroupMember()

@@ -1,9 +1,14 @@
 package api
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
+)
 
 // ListGroups (key 16), v0-v4: the groups this broker coordinates; v4 filters
-// by state.
+// by state. With Describe on the cluster every group is listed, else only
+// those the principal may describe.
 
 // handleListGroups lists the groups this broker coordinates; v4 filters by
 // state.
@@ -16,7 +21,11 @@ func (s *Server) handleListGroups(c *Call) Reply {
 	}
 	groups, err := s.d.Groups.ListGroups(states)
 	resp.ErrorCode = code(err)
+	all := s.authorizeQuiet(c, acl.OpDescribe, acl.Cluster, acl.ClusterName)
 	for _, g := range groups {
+		if !all && !s.authorizeQuiet(c, acl.OpDescribe, acl.Group, g.Group) {
+			continue
+		}
 		lg := kmsg.NewListGroupsResponseGroup()
 		lg.Group, lg.ProtocolType, lg.GroupState = g.Group, g.ProtocolType, g.State
 		resp.Groups = append(resp.Groups, lg)

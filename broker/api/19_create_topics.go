@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
 	"kafgo/broker/kafkaerr"
@@ -17,6 +18,10 @@ import (
 // assignments) and written by the controller; the answer waits until the
 // cluster view shows the topic or the timeout passes. validate_only checks
 // without creating. Topic configs are returned from v5.
+// Creating needs Create on the cluster, else on the topic
+// (TOPIC_AUTHORIZATION_FAILED); the configs are returned only with
+// DescribeConfigs on the topic (else topic_config_error_code is
+// TOPIC_AUTHORIZATION_FAILED).
 
 // Topic admin requests go to the controller, as in Kafka: it serialises
 // them and its watches act on what they write.
@@ -33,6 +38,16 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 	for _, rt := range req.Topics {
 		seen[rt.Topic]++
 	}
+	names := namesOf(req.Topics, func(t *kmsg.CreateTopicsRequestTopic) string { return t.Topic })
+	creatable := map[string]bool{}
+	if s.authorizeQuiet(c, acl.OpCreate, acl.Cluster, acl.ClusterName) {
+		for _, n := range names {
+			creatable[n] = true
+		}
+	} else {
+		creatable = s.authorizedNames(c, acl.OpCreate, acl.Topic, names)
+	}
+	configsVisible := s.authorizedNames(c, acl.OpDescribeConfigs, acl.Topic, names)
 	for _, rt := range req.Topics {
 		out := kmsg.NewCreateTopicsResponseTopic()
 		out.Topic = rt.Topic
@@ -46,6 +61,8 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 			fail(kerr.NotController)
 		case seen[rt.Topic] > 1:
 			fail(refuse(kerr.InvalidRequest, "Create topics request from client contains multiple requests for the topic: %s", rt.Topic))
+		case !creatable[rt.Topic]:
+			fail(refuse(kerr.TopicAuthorizationFailed, "Authorization failed."))
 		case internalTopics[rt.Topic]:
 			fail(refuse(kerr.InvalidRequest, "Creating topic %s is reserved for the broker.", rt.Topic))
 		default:
@@ -87,7 +104,11 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 			}
 			out.NumPartitions = int32(len(assignment))
 			out.ReplicationFactor = int16(len(assignment[0]))
-			for _, v := range cfg.DescribeTopic(overrides) {
+			var described []config.Value
+			if configsVisible[rt.Topic] {
+				described = cfg.DescribeTopic(overrides)
+			}
+			for _, v := range described {
 				rc := kmsg.NewCreateTopicsResponseTopicConfig()
 				rc.Name, rc.ReadOnly, rc.Source, rc.IsSensitive = v.Name, v.ReadOnly, int8(v.Source), v.Sensitive
 				if !v.Null && !v.Sensitive {
@@ -98,6 +119,9 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 			if !req.ValidateOnly {
 				created = append(created, rt.Topic)
 			}
+		}
+		if !configsVisible[rt.Topic] {
+			out.ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
 		}
 		resp.Topics = append(resp.Topics, out)
 	}

@@ -7,12 +7,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
 )
 
 // DeleteTopics (key 20), v0-v6: marks topics for deletion under
 // /admin/delete_topics; the controller stops the replicas and removes files
-// and znodes. v6 names topics by id as well.
+// and znodes. v6 names topics by id as well. A topic needs Delete
+// (TOPIC_AUTHORIZATION_FAILED); one named by id without Describe is
+// UNKNOWN_TOPIC_ID, its name not given.
 
 func (s *Server) handleDeleteTopics(c *Call) Reply {
 	req := c.Req.(*kmsg.DeleteTopicsRequest)
@@ -56,6 +59,11 @@ func (s *Server) handleDeleteTopics(c *Call) Reply {
 			fail(kerr.UnknownTopicID)
 		case !s.d.Config().DeleteTopicEnable:
 			fail(refuse(kerr.TopicDeletionDisabled, "Topic deletion is disabled."))
+		case t.name == nil && !s.authorize(c, acl.OpDescribe, acl.Topic, name):
+			out.Topic = nil
+			fail(kerr.UnknownTopicID)
+		case !s.authorize(c, acl.OpDelete, acl.Topic, name):
+			fail(errTopicAuthorization)
 		case internalTopics[name]:
 			fail(refuse(kerr.TopicAuthorizationFailed, "Deleting internal topic %s is not allowed.", name))
 		default:

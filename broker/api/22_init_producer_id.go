@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/txn"
 )
 
@@ -17,10 +18,23 @@ import (
 // (see package txn). A producer id without an epoch, or the reverse, is
 // INVALID_REQUEST. Before v4 (KIP-588) PRODUCER_FENCED is answered as
 // INVALID_PRODUCER_EPOCH.
+//
+// Authorization (Kafka 2.8, KIP-679): a transactional producer needs Write
+// on its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an
+// idempotent one IdempotentWrite on the cluster or Write on some topic
+// (CLUSTER_AUTHORIZATION_FAILED).
 func (s *Server) handleInitProducerID(c *Call) Reply {
 	req := c.Req.(*kmsg.InitProducerIDRequest)
 	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID, resp.ProducerEpoch = -1, -1
+	if req.TransactionalID != nil && !s.authorize(c, acl.OpWrite, acl.TransactionalID, *req.TransactionalID) {
+		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+		return now(resp)
+	}
+	if req.TransactionalID == nil && !s.authorizeQuiet(c, acl.OpIdempotentWrite, acl.Cluster, acl.ClusterName) && !s.authorizeWriteAnyTopic(c) {
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return now(resp)
+	}
 	var expected *txn.ProducerIDEpoch
 	if req.Version >= 3 {
 		switch pid, epoch := req.ProducerID, req.ProducerEpoch; {

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/partid"
 )
 
@@ -12,11 +13,19 @@ import (
 // any partition does not exist, nothing is added: those get
 // UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED, as in
 // Kafka. Otherwise every partition gets the coordinator's answer
-// (PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2).
+// (PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2). Authorization:
+// Write on the transactional id (every partition
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED), Write on each topic
+// (TOPIC_AUTHORIZATION_FAILED, the rest OPERATION_NOT_ATTEMPTED).
 func (s *Server) handleAddPartitionsToTxn(c *Call) Reply {
 	req := c.Req.(*kmsg.AddPartitionsToTxnRequest)
 	resp := req.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
 	view := s.d.Cache.View()
+	idAllowed := s.authorize(c, acl.OpWrite, acl.TransactionalID, req.TransactionalID)
+	var writable map[string]bool
+	if idAllowed {
+		writable = s.authorizedNames(c, acl.OpWrite, acl.Topic, namesOf(req.Topics, func(t *kmsg.AddPartitionsToTxnRequestTopic) string { return t.Topic }))
+	}
 	var tps []partid.TopicPartition
 	missing := false
 	for _, rt := range req.Topics {
@@ -25,7 +34,13 @@ func (s *Server) handleAddPartitionsToTxn(c *Call) Reply {
 		for _, p := range rt.Partitions {
 			op := kmsg.NewAddPartitionsToTxnResponseTopicPartition()
 			op.Partition = p
-			if _, ok := view.Partition(rt.Topic, p); !ok {
+			if !idAllowed {
+				op.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+				missing = true
+			} else if !writable[rt.Topic] {
+				op.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				missing = true
+			} else if _, ok := view.Partition(rt.Topic, p); !ok {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				missing = true
 			}

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 	"kafgo/broker/partid"
 )
@@ -13,9 +14,18 @@ import (
 // transaction, so the coordinator writes a marker there too and the
 // offsets the producer commits with TxnOffsetCommit become visible with
 // the transaction (PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2).
+// Authorization: Write on the transactional id, Read on the group.
 func (s *Server) handleAddOffsetsToTxn(c *Call) Reply {
 	req := c.Req.(*kmsg.AddOffsetsToTxnRequest)
 	resp := req.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
+	if !s.authorize(c, acl.OpWrite, acl.TransactionalID, req.TransactionalID) {
+		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+		return now(resp)
+	}
+	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
+		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		return now(resp)
+	}
 	tp := partid.TopicPartition{Topic: group.OffsetsTopic, Partition: s.d.Groups.PartitionFor(req.Group)}
 	ch := s.d.Txns.AddPartitions(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []partid.TopicPartition{tp})
 	return func() Result {

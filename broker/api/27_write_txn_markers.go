@@ -24,7 +24,8 @@ import (
 // REQUEST_TIMED_OUT, INVALID_PRODUCER_EPOCH (a marker older than the
 // producer's epoch) and TRANSACTION_COORDINATOR_FENCED (older than the
 // coordinator epoch of the producer's last marker). Only brokers may send
-// it (Kafka's CLUSTER_ACTION): anyone else gets CLUSTER_AUTHORIZATION_FAILED
+// it (with an authorizer: principals with ClusterAction on the cluster):
+// anyone else gets CLUSTER_AUTHORIZATION_FAILED
 // for every partition. Once a marker on a __consumer_offsets partition is
 // replicated, Deps.OnTxnMarker tells the group coordinator the outcome.
 
@@ -34,7 +35,7 @@ func (s *Server) handleWriteTxnMarkers(c *Call) Reply {
 	type slot struct{ mi, ti, pi int }
 	var markers []replica.TxnMarker
 	var slots []slot
-	authorized := s.fromBroker(c)
+	authorized := s.clusterAction(c)
 	for mi, m := range req.Markers {
 		rm := kmsg.NewWriteTxnMarkersResponseMarker()
 		rm.ProducerID = m.ProducerID

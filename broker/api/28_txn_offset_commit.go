@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
@@ -13,13 +14,26 @@ import (
 // visible when its COMMIT marker lands there. v3 carries the consumer's
 // generation, member id and instance id (KIP-447), checked as for a
 // member's commit. Partitions of unknown topics are refused here, as
-// Kafka's API layer does.
+// Kafka's API layer does. Authorization: Write on the transactional id,
+// Read on the group (every partition refused with the first failing one),
+// Read on each topic (TOPIC_AUTHORIZATION_FAILED).
 func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 	req := c.Req.(*kmsg.TxnOffsetCommitRequest)
 	resp := req.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
 	tr := group.TxnCommitRequest{Group: req.Group, ProducerID: req.ProducerID, ProducerEpoch: req.ProducerEpoch, Generation: -1}
 	if req.Version >= 3 {
 		tr.Generation, tr.MemberID, tr.InstanceID = req.Generation, req.MemberID, req.InstanceID
+	}
+	var refusal int16
+	switch {
+	case !s.authorize(c, acl.OpWrite, acl.TransactionalID, req.TransactionalID):
+		refusal = kerr.TransactionalIDAuthorizationFailed.Code
+	case !s.authorize(c, acl.OpRead, acl.Group, req.Group):
+		refusal = kerr.GroupAuthorizationFailed.Code
+	}
+	var readable map[string]bool
+	if refusal == 0 {
+		readable = s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.TxnOffsetCommitRequestTopic) string { return t.Topic }))
 	}
 	var slots []commitSlot
 	view := s.d.Cache.View()
@@ -29,7 +43,11 @@ func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 		for pi, rp := range rt.Partitions {
 			op := kmsg.NewTxnOffsetCommitResponseTopicPartition()
 			op.Partition = rp.Partition
-			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
+			if refusal != 0 {
+				op.ErrorCode = refusal
+			} else if !readable[rt.Topic] {
+				op.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			} else if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
 				o := commitOffset(rt.Topic, rp.Partition, rp.Offset, rp.Metadata)

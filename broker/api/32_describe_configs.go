@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
 )
@@ -14,13 +15,34 @@ import (
 // DescribeConfigs (key 32), v0-v4: topic and broker configs with their
 // source and synonyms (v1+), documentation and types (v3+); sensitive values
 // are hidden. Configs are read from the metadata store, as Kafka reads
-// ZooKeeper, so a change made through any broker shows at once.
+// ZooKeeper, so a change made through any broker shows at once. A topic
+// needs DescribeConfigs on it (TOPIC_AUTHORIZATION_FAILED), a broker
+// DescribeConfigs on the cluster (CLUSTER_AUTHORIZATION_FAILED).
 
 // Config resource types of the Kafka protocol.
 const (
-	resourceTopic  = 2
-	resourceBroker = 4
+	resourceTopic        = 2
+	resourceBroker       = 4
+	resourceBrokerLogger = 8
 )
+
+// configResourceRefused authorizes op (DescribeConfigs or AlterConfigs) on
+// a config resource, as Kafka: a topic on itself, a broker or broker
+// logger on the cluster. It returns the refusal, or nil; other resource
+// types are left to the handler's own error.
+func (s *Server) configResourceRefused(c *Call, op acl.Operation, typ int8, name string) error {
+	switch typ {
+	case resourceTopic:
+		if !s.authorize(c, op, acl.Topic, name) {
+			return errTopicAuthorization
+		}
+	case resourceBroker, resourceBrokerLogger:
+		if !s.authorizeCluster(c, op) {
+			return errClusterAuthorization
+		}
+	}
+	return nil
+}
 
 func (s *Server) handleDescribeConfigs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeConfigsRequest)
@@ -31,6 +53,11 @@ func (s *Server) handleDescribeConfigs(c *Call) Reply {
 	for _, r := range req.Resources {
 		out := kmsg.NewDescribeConfigsResponseResource()
 		out.ResourceType, out.ResourceName = r.ResourceType, r.ResourceName
+		if err := s.configResourceRefused(c, acl.OpDescribeConfigs, int8(r.ResourceType), r.ResourceName); err != nil {
+			out.ErrorCode, out.ErrorMessage = errCode(err), kmsg.StringPtr(kafkaerr.Message(err))
+			resp.Resources = append(resp.Resources, out)
+			continue
+		}
 		values, err := s.describeResource(ctx, cfg, int8(r.ResourceType), r.ResourceName)
 		if err != nil {
 			out.ErrorCode = errCode(err)

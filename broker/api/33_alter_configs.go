@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta/znode"
@@ -16,7 +17,9 @@ import (
 // AlterConfigs (key 33), v0-v2: the legacy full replace of a topic's or a
 // broker's dynamic overrides, validated and written to /config with a change
 // notification. The topic must exist in the store (as Kafka checks
-// ZooKeeper), not merely in this broker's metadata.
+// ZooKeeper), not merely in this broker's metadata. Needs AlterConfigs on
+// the topic, or on the cluster for a broker (TOPIC_ / CLUSTER_
+// AUTHORIZATION_FAILED, without a message, as Kafka).
 
 // AlterConfigs (legacy) replaces a resource's whole set of overrides.
 func (s *Server) handleAlterConfigs(c *Call) Reply {
@@ -27,6 +30,11 @@ func (s *Server) handleAlterConfigs(c *Call) Reply {
 	for _, r := range req.Resources {
 		out := kmsg.NewAlterConfigsResponseResource()
 		out.ResourceType, out.ResourceName = r.ResourceType, r.ResourceName
+		if err := s.configResourceRefused(c, acl.OpAlterConfigs, int8(r.ResourceType), r.ResourceName); err != nil {
+			out.ErrorCode = errCode(err)
+			resp.Resources = append(resp.Resources, out)
+			continue
+		}
 		next := map[string]string{}
 		for _, kv := range r.Configs {
 			if kv.Value != nil {

@@ -5,17 +5,24 @@ import (
 	"sort"
 	"syscall"
 
-	"kafgo/broker/partid"
-
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
+	"kafgo/broker/partid"
 )
 
 // DescribeLogDirs (key 35), v0-v4: each partition's size, offset lag and the
-// log directory's total and usable bytes (v4).
+// log directory's total and usable bytes (v4). Needs Describe on the
+// cluster: otherwise no directories, and (v3+) CLUSTER_AUTHORIZATION_FAILED.
 
 func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeLogDirsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeLogDirsResponse)
+	if !s.authorizeCluster(c, acl.OpDescribe) {
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return now(resp)
+	}
 	want := func(tp partid.TopicPartition) bool { return true }
 	if req.Topics != nil {
 		set := map[partid.TopicPartition]bool{}

@@ -7,11 +7,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
 )
 
 // CreatePartitions (key 37), v0-v3: adds partitions with Kafka's placement
-// or explicit assignments, written by the controller.
+// or explicit assignments, written by the controller. A topic needs Alter
+// (TOPIC_AUTHORIZATION_FAILED).
 
 func (s *Server) handleCreatePartitions(c *Call) Reply {
 	req := c.Req.(*kmsg.CreatePartitionsRequest)
@@ -26,6 +28,8 @@ func (s *Server) handleCreatePartitions(c *Call) Reply {
 		switch {
 		case s.notController():
 			err = kerr.NotController
+		case !s.authorize(c, acl.OpAlter, acl.Topic, rt.Topic):
+			err = refuse(kerr.TopicAuthorizationFailed, "The topic authorization is failed.")
 		case internalTopics[rt.Topic]:
 			err = refuse(kerr.InvalidRequest, "Cannot add partitions to internal topic %s.", rt.Topic)
 		default:

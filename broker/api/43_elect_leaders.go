@@ -5,14 +5,32 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
 )
 
 // ElectLeaders (key 43), v0-v2: preferred (type 0) or unclean (type 1, v1+)
 // leader elections, run by the active controller; others answer
-// NOT_CONTROLLER.
+// NOT_CONTROLLER. Needs Alter on the cluster: otherwise
+// CLUSTER_AUTHORIZATION_FAILED (v1+) and for every partition named.
 
 func (s *Server) handleElectLeaders(c *Call) Reply {
 	req := c.Req.(*kmsg.ElectLeadersRequest)
+	if !s.authorizeCluster(c, acl.OpAlter) {
+		resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		for _, t := range req.Topics {
+			rt := kmsg.NewElectLeadersResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewElectLeadersResponseTopicPartition()
+				rp.Partition, rp.ErrorCode = p, kerr.ClusterAuthorizationFailed.Code
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return now(resp)
+	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
 		resp.ErrorCode = kerr.NotController.Code

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
 )
@@ -15,6 +16,7 @@ import (
 // SUBTRACT on single keys of a topic's or broker's dynamic overrides, the
 // other keys kept: the current overrides are read from the store, so
 // changes made one after another through different brokers all stay.
+// Authorized as AlterConfigs.
 
 // IncrementalAlterConfigs (KIP-339) sets, deletes, appends to or subtracts
 // from single keys, the rest staying as they are.
@@ -26,6 +28,11 @@ func (s *Server) handleIncrementalAlterConfigs(c *Call) Reply {
 	for _, r := range req.Resources {
 		out := kmsg.NewIncrementalAlterConfigsResponseResource()
 		out.ResourceType, out.ResourceName = r.ResourceType, r.ResourceName
+		if err := s.configResourceRefused(c, acl.OpAlterConfigs, int8(r.ResourceType), r.ResourceName); err != nil {
+			out.ErrorCode = errCode(err)
+			resp.Resources = append(resp.Resources, out)
+			continue
+		}
 		err := func() error {
 			next, err := s.currentOverrides(ctx, int8(r.ResourceType), r.ResourceName)
 			if err != nil {

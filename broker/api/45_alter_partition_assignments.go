@@ -5,6 +5,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
+	"kafgo/broker/kafkaerr"
 )
 
 // AlterPartitionReassignments (key 45), v0 (KIP-455): starts, replaces or
@@ -14,8 +17,27 @@ import (
 // AllowReplicationFactorChange, which a ZooKeeper-era controller never
 // refused). Only the active controller answers; the others say
 // NOT_CONTROLLER so the client finds it.
+//
+// It needs Alter on the cluster: otherwise CLUSTER_AUTHORIZATION_FAILED for
+// the request and every partition named.
 func (s *Server) handleAlterPartitionAssignments(c *Call) Reply {
 	req := c.Req.(*kmsg.AlterPartitionAssignmentsRequest)
+	if !s.authorizeCluster(c, acl.OpAlter) {
+		resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
+		msg := kmsg.StringPtr(kafkaerr.Message(errClusterAuthorization))
+		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, msg
+		for _, t := range req.Topics {
+			rt := kmsg.NewAlterPartitionAssignmentsResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewAlterPartitionAssignmentsResponseTopicPartition()
+				rp.Partition, rp.ErrorCode, rp.ErrorMessage = p.Partition, kerr.ClusterAuthorizationFailed.Code, msg
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return now(resp)
+	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 		resp.ErrorCode = kerr.NotController.Code

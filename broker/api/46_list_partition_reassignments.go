@@ -5,15 +5,24 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
+	"kafgo/broker/kafkaerr"
 )
 
 // ListPartitionReassignments (key 46), v0 (KIP-455): moves in progress with
 // their adding and removing replicas.
 
 // handleListPartitionReassignments lists the moves in flight (KIP-455);
-// only the active controller knows them.
+// only the active controller knows them. Needs Describe on the cluster
+// (CLUSTER_AUTHORIZATION_FAILED).
 func (s *Server) handleListPartitionReassignments(c *Call) Reply {
 	req := c.Req.(*kmsg.ListPartitionReassignmentsRequest)
+	if !s.authorizeCluster(c, acl.OpDescribe) {
+		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
+		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(kafkaerr.Message(errClusterAuthorization))
+		return now(resp)
+	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
 		resp.ErrorCode = kerr.NotController.Code

@@ -4,10 +4,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/group"
 )
 
-// OffsetDelete (key 47), v0.
+// OffsetDelete (key 47), v0. Needs Delete on the group
+// (GROUP_AUTHORIZATION_FAILED for the request) and Read on each topic
+// (TOPIC_AUTHORIZATION_FAILED for its partitions).
 
 // handleOffsetDelete deletes committed offsets of partitions a group no
 // longer consumes. Unknown partitions are refused here; a group-level
@@ -15,6 +18,11 @@ import (
 func (s *Server) handleOffsetDelete(c *Call) Reply {
 	req := c.Req.(*kmsg.OffsetDeleteRequest)
 	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
+	if !s.authorize(c, acl.OpDelete, acl.Group, req.Group) {
+		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		return now(resp)
+	}
+	readable := s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.OffsetDeleteRequestTopic) string { return t.Topic }))
 	type slot struct{ ti, pi int }
 	var tps []group.TopicPartition
 	var slots []slot
@@ -25,7 +33,9 @@ func (s *Server) handleOffsetDelete(c *Call) Reply {
 		for pi, rp := range rt.Partitions {
 			op := kmsg.NewOffsetDeleteResponseTopicPartition()
 			op.Partition = rp.Partition
-			if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
+			if !readable[rt.Topic] {
+				op.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			} else if _, ok := view.Partition(rt.Topic, rp.Partition); !ok {
 				op.ErrorCode = kerr.UnknownTopicOrPartition.Code
 			} else {
 				tps = append(tps, group.TopicPartition{Topic: rt.Topic, Partition: rp.Partition})

@@ -2,10 +2,14 @@ package api
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/acl"
 )
 
 // DescribeCluster (key 60), v0-v1: cluster id, controller and live brokers
-// from the cluster view.
+// from the cluster view, as Metadata gives them to anyone (Kafka 2.8
+// authorizes nothing else here). Asked for, the cluster's authorized
+// operations: 0 without Describe on the cluster.
 
 func (s *Server) handleDescribeCluster(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeClusterRequest)
@@ -16,6 +20,12 @@ func (s *Server) handleDescribeCluster(c *Call) Reply {
 	resp.ControllerID = view.ControllerID
 	resp.EndpointType = 1 // brokers
 	resp.ClusterAuthorizedOperations = -2147483648
+	if req.IncludeClusterAuthorizedOperations {
+		resp.ClusterAuthorizedOperations = 0
+		if s.authorizeCluster(c, acl.OpDescribe) {
+			resp.ClusterAuthorizedOperations = s.authorizedOperations(c, acl.Cluster, acl.ClusterName)
+		}
+	}
 	for _, b := range view.SortedBrokers() {
 		e, ok := b.Endpoint(listener)
 		if !ok {

@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/partid"
 )
@@ -15,12 +16,13 @@ import (
 // epoch of its last marker (-1 none) and the first offset of its open
 // transaction (-1 none). An unknown topic is UNKNOWN_TOPIC_OR_PARTITION with
 // its message; a partition of a known topic not hosted here
-// NOT_LEADER_OR_FOLLOWER.
+// NOT_LEADER_OR_FOLLOWER. A topic needs Read (TOPIC_AUTHORIZATION_FAILED).
 
 func (s *Server) handleDescribeProducers(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeProducersRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeProducersResponse)
 	view := s.d.Cache.View()
+	readable := s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.DescribeProducersRequestTopic) string { return t.Topic }))
 	for _, t := range req.Topics {
 		rt := kmsg.NewDescribeProducersResponseTopic()
 		rt.Topic = t.Topic
@@ -30,6 +32,9 @@ func (s *Server) handleDescribeProducers(c *Call) Reply {
 			rp.Partition = pi
 			p, hosted := s.d.Replicas.Partition(partid.TopicPartition{Topic: t.Topic, Partition: pi})
 			switch {
+			case !readable[t.Topic]:
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				rp.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(errTopicAuthorization))
 			case !known:
 				rp.ErrorCode = kerr.UnknownTopicOrPartition.Code
 				rp.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(kerr.UnknownTopicOrPartition))

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
@@ -28,6 +29,9 @@ type Deps struct {
 	Groups              *group.Coordinator
 	Txns                *txn.Coordinator
 	Logger              *slog.Logger
+	// Authorizer checks every request's principal against the ACLs; nil
+	// (authorizer.class.name empty) allows everything.
+	Authorizer *acl.Authorizer
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker

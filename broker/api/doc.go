@@ -16,4 +16,9 @@
 //     (errors.go maps the broker's own errors onto it).
 //   - Nothing a request carries is trusted: sizes, counts, offsets and
 //     record bytes are validated before anything is stored.
+//   - Every handler authorizes first, with Kafka 2.8's operation/resource
+//     pairs and error codes, through authorize.go (s.authorize,
+//     s.authorizeCluster, s.authorizedNames, s.clusterAction): a refused
+//     request, topic or group is answered without being looked at, so
+//     nothing leaks and nothing changes.
 package api

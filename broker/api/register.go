@@ -35,6 +35,9 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
 	s.register(kmsg.NewPtrWriteTxnMarkersRequest(), 0, 1, s.handleWriteTxnMarkers)
 	s.register(kmsg.NewPtrDescribeProducersRequest(), 0, 0, s.handleDescribeProducers)
+	s.register(kmsg.NewPtrDescribeACLsRequest(), 0, 2, s.handleDescribeACLs)
+	s.register(kmsg.NewPtrCreateACLsRequest(), 0, 2, s.handleCreateACLs)
+	s.register(kmsg.NewPtrDeleteACLsRequest(), 0, 2, s.handleDeleteACLs)
 	s.registerGroupAPIs()
 	s.registerTxnAPIs()
 }

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"sort"
 	"strconv"
+
+	"kafgo/broker/principal"
 )
 
 // Broker is the typed, validated broker configuration. Field comments give
@@ -42,6 +44,11 @@ type Broker struct {
 	QueuedMaxRequests            int32  // queued.max.requests
 	QueuedMaxRequestBytes        int64  // queued.max.request.bytes; -1 = unbounded
 	RequestTimeoutMs             int32  // request.timeout.ms (inter-broker requests)
+
+	// Authorizer.
+	AuthorizerClassName       string                // authorizer.class.name: "" or Kafka's ACL authorizer
+	SuperUsers                []principal.Principal // super.users
+	AllowEveryoneIfNoACLFound bool                  // allow.everyone.if.no.acl.found
 
 	// Socket server.
 	Listeners                            []Listener        // listeners

@@ -47,8 +47,12 @@ var serverDefs = []Def{
 		Doc: "How long an inter-broker request waits for its response."},
 
 	// Plugins: accepted only empty (or at Kafka's default class); see noJavaClass.
-	{Name: "authorizer.class.name", Type: TypeClass, Default: "",
-		Doc: "Authorizer plugin class; kafgo has no authorizer, so only empty is accepted."},
+	{Name: "authorizer.class.name", Type: TypeClass, Default: "", implemented: aclAuthorizerClasses,
+		Doc: "Authorizer: kafka.security.authorizer.AclAuthorizer (or the legacy kafka.security.auth.SimpleAclAuthorizer) turns on kafgo's ACL authorizer, with ACLs in the metadata store as Kafka keeps them; empty (the default) authorizes nothing, every request is allowed."},
+	{Name: "super.users", Type: TypeString, Default: "", checks: []check{principalList},
+		Doc: "Principals allowed every operation on every resource by the ACL authorizer, semicolon separated: User:admin;User:broker. With PLAINTEXT inter-broker traffic the brokers are User:ANONYMOUS."},
+	{Name: "allow.everyone.if.no.acl.found", Type: TypeBoolean, Default: "false",
+		Doc: "With the ACL authorizer, allow every principal on resources no ACL applies to."},
 	{Name: "principal.builder.class", Type: TypeClass, Default: "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder",
 		Doc: "Principal builder class; only Kafka's default is accepted."},
 	{Name: "create.topic.policy.class.name", Type: TypeClass, Nullable: true,

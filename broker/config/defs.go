@@ -29,8 +29,11 @@ type Def struct {
 	Sensitive bool
 
 	checks []check
-	csv    bool // YAML may give the value as a list (joined with commas)
-	kv     bool // YAML may give the value as a mapping (joined as k:v,k:v)
+	// implemented are Java classes a class-typed key may name because
+	// kafgo implements them natively (Kafka's ACL authorizer).
+	implemented []string
+	csv         bool // YAML may give the value as a list (joined with commas)
+	kv          bool // YAML may give the value as a mapping (joined as k:v,k:v)
 }
 
 // canonical validates raw and returns the normalised value to store.
@@ -70,7 +73,7 @@ func init() {
 			panic("config: broker key defined twice: " + d.Name)
 		}
 		if d.Type == TypeClass {
-			d.checks = append([]check{noJavaClass(d.Default)}, d.checks...)
+			d.checks = append([]check{noJavaClass(d.Default, d.implemented...)}, d.checks...)
 		}
 		if d.Type == TypeList {
 			d.csv = true
@@ -104,13 +107,18 @@ func LookupDef(name string) (Def, bool) {
 }
 
 // noJavaClass accepts a class-typed key only when it is empty or names the
-// class Kafka uses by default: kafgo cannot load Java plugins, and silently
-// ignoring one (an authorizer above all) would change what the broker does
-// behind the operator's back.
-func noJavaClass(def string) check {
+// class Kafka uses by default, or one kafgo implements natively: kafgo
+// cannot load Java plugins, and silently ignoring one (an authorizer above
+// all) would change what the broker does behind the operator's back.
+func noJavaClass(def string, implemented ...string) check {
 	return func(v string) error {
 		if v == "" || v == def {
 			return nil
+		}
+		for _, c := range implemented {
+			if v == c {
+				return nil
+			}
 		}
 		return fmt.Errorf("%w: Java plugin classes cannot be loaded; remove the key or leave it empty", ErrUnsupported)
 	}

@@ -64,7 +64,11 @@
 //   - Class-typed keys (authorizer.class.name, metric.reporters,
 //     principal.builder.class, the policy classes): accepted only empty or at
 //     Kafka's default class, because Java plugins cannot be loaded and
-//     silently dropping one, an authorizer above all, would be unsafe.
+//     silently dropping one, an authorizer above all, would be unsafe. The
+//     exception is authorizer.class.name=kafka.security.authorizer.AclAuthorizer
+//     (or kafka.security.auth.SimpleAclAuthorizer), which kafgo implements
+//     itself (package acl), with super.users and
+//     allow.everyone.if.no.acl.found.
 //   - Keys Kafka removed (host.name, port, ...) and KRaft keys (process.roles,
 //     node.id, ...) are refused with advice; unknown keys suggest the
 //     nearest known key.

@@ -112,6 +112,7 @@ func resolve(l *layers) (*Broker, error) {
 	b.QueuedMaxRequests = r.i32("queued.max.requests")
 	b.QueuedMaxRequestBytes = r.i64("queued.max.request.bytes")
 	b.RequestTimeoutMs = r.i32("request.timeout.ms")
+	r.resolveAuthorizer(b)
 
 	r.resolveListeners(b)
 	b.SocketSendBufferBytes = r.i32("socket.send.buffer.bytes")

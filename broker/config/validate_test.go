@@ -86,7 +86,8 @@ func TestValidationNamesKey(t *testing.T) {
 		{"zookeeper.connect", "zk:abc", nil, ErrInvalidValue},
 		{"zookeeper.connect", "zk:2181/kafka/", nil, ErrInvalidValue},
 		{"zookeeper.set.acl", "true", nil, ErrUnsupported},
-		{"authorizer.class.name", "kafka.security.authorizer.AclAuthorizer", nil, ErrUnsupported},
+		{"authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer", nil, ErrUnsupported},
+		{"super.users", "User:admin;alice", nil, ErrInvalidValue},
 		{"metric.reporters", "com.example.Reporter", nil, ErrUnsupported},
 		{"log.segmnt.bytes", "1", nil, ErrUnknownKey},
 		{"host.name", "localhost", nil, ErrUnknownKey},
@@ -171,6 +172,9 @@ func TestValuesAcceptedAsKafkaSpellsThem(t *testing.T) {
 		{"principal.builder.class", "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder",
 			"org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder"},
 		{"authorizer.class.name", "", ""},
+		{"authorizer.class.name", "kafka.security.authorizer.AclAuthorizer", "kafka.security.authorizer.AclAuthorizer"},
+		{"authorizer.class.name", "kafka.security.auth.SimpleAclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer"},
+		{"super.users", "User:admin; User:CN=broker,O=x", "User:admin; User:CN=broker,O=x"},
 		{"max.connections.per.ip.overrides", "10.0.0.1:5,[::1]:7", "10.0.0.1:5,[::1]:7"},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,10 @@ package wire
 import (
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
+
+	"kafgo/broker/principal"
 )
 
 // RequestHeader is a parsed Kafka request header (v0, v1 or v2).
@@ -26,7 +29,24 @@ type ConnInfo struct {
 	ID            uint64 // unique per Server, increasing in accept order
 	Listener      string // ListenerConfig.Name, e.g. PLAINTEXT
 	Local, Remote net.Addr
+
+	// principal is who the peer authenticated as: set by the transport (TLS
+	// client certificate, SASL) and read by every request's authorization,
+	// possibly on other goroutines (re-authentication, KIP-368, changes it).
+	principal atomic.Pointer[principal.Principal]
 }
+
+// Principal is the peer's authenticated principal, User:ANONYMOUS until the
+// transport sets one.
+func (c *ConnInfo) Principal() principal.Principal {
+	if p := c.principal.Load(); p != nil {
+		return *p
+	}
+	return principal.Anonymous
+}
+
+// SetPrincipal records who the peer authenticated as.
+func (c *ConnInfo) SetPrincipal(p principal.Principal) { c.principal.Store(&p) }
 
 // Request is one request as handed to a Handler.
 type Request struct {

@@ -16,7 +16,7 @@ import (
 func TestHelpGolden(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"topics"}, {"groups"}, {"configs"}, {"reassign-partitions"}, {"produce"}, {"consume"},
-		{"perf", "produce"}, {"perf", "consume"}, {"tui"}, {"version"},
+		{"perf", "produce"}, {"perf", "consume"}, {"tui"}, {"version"}, {"acls"},
 	} {
 		name := strings.Join(append([]string{"kafgo"}, args...), "-")
 		t.Run(name, func(t *testing.T) {

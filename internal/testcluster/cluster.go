@@ -261,6 +261,20 @@ func (b *Broker) AdminAddr() string { return "127.0.0.1:" + strconv.Itoa(b.Admin
 // DataDir is the broker's log.dirs.
 func (b *Broker) DataDir() string { return filepath.Join(b.Dir, "data") }
 
+// SetConfig changes one server.properties override for the broker's next
+// Start (a restart with a changed config, as an operator would do).
+func (b *Broker) SetConfig(key, value string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := 0; i+1 < len(b.args); i++ {
+		if b.args[i] == "--override" && strings.HasPrefix(b.args[i+1], key+"=") {
+			b.args[i+1] = key + "=" + value
+			return
+		}
+	}
+	b.args = append(b.args, "--override", key+"="+value)
+}
+
 // Start (re)starts the process with the same settings and data.
 func (b *Broker) Start() {
 	b.t.Helper()

@@ -25,6 +25,10 @@
 //	/isr_change_notification/isr_change_<seq>     PS {"version":1,"partitions":[{"topic":..,"partition":..}]}
 //	/latest_producer_id_block                     P  {"version":1,"broker":1,"block_start":"0","block_end":"999"}
 //	/log_dir_event_notification/log_dir_event_<seq> PS {"version":1,"broker":1,"event":1}
+//	/kafka-acl/<ResourceType>/<name>              P  {"version":1,"acls":[{"principal":"User:a","permissionType":"Allow","operation":"Read","host":"*"}]}
+//	/kafka-acl-extended/prefixed/<ResourceType>/<name> P  same data, for PREFIXED patterns
+//	/kafka-acl-changes/acl_changes_<seq>          PS Topic:orders   (plain text, a literal resource)
+//	/kafka-acl-extended-changes/acl_changes_<seq> PS {"version":1,"resourceType":"Topic","name":"o-","patternType":"PREFIXED"}
 //
 // Field order: Marshal follows the order of the reference examples, which
 // for broker registrations, partition state, /controller and /cluster/id
