@@ -16,6 +16,7 @@ import (
 
 	"kafgo/broker/admin"
 	"kafgo/broker/api"
+	"kafgo/broker/clientquota"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
@@ -44,6 +45,7 @@ type Broker struct {
 	admin     *controller.Admin
 	groups    *group.Coordinator
 	topics    *topicConfigs
+	quotas    *clientquota.Manager
 	api       *api.Server
 	net       *wire.Server
 	ib        *interBroker
@@ -181,6 +183,8 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.hosted = b.hostsTopic
 	b.topics.onBroker = b.reloadBrokerConfig
+	b.quotas = b.newClientQuotas(cfg)
+	b.topics.onQuota = b.reloadClientQuota
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
 	b.ib = newInterBroker(cfg.BrokerID, b.api)
@@ -194,10 +198,12 @@ func (b *Broker) Start(ctx context.Context) error {
 		b.adminHTTP.Serve(admin.Source{
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
+			ClientQuotas: b.quotas,
 		})
 	}
 
 	b.topics.skipExisting(ctx)
+	b.loadClientQuotas(ctx)
 	b.topics.configureLoaded(b.logs.Logs(), cfg.BrokerID)
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
@@ -475,6 +481,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Admin:               b.admin,
 		Groups:              b.groups,
 		Logger:              b.log,
+		ClientQuotas:        b.quotas,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
 		AlterBrokerConfig:   b.alterBrokerConfig,

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"kafgo/broker/clientquota"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
@@ -26,6 +27,8 @@ type Deps struct {
 	Admin               *controller.Admin
 	Groups              *group.Coordinator
 	Logger              *slog.Logger
+	// ClientQuotas enforces client quotas; nil charges nobody.
+	ClientQuotas *clientquota.Manager
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker

@@ -35,5 +35,7 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
 	s.register(kmsg.NewPtrWriteTxnMarkersRequest(), 0, 1, s.handleWriteTxnMarkers)
 	s.register(kmsg.NewPtrDescribeProducersRequest(), 0, 0, s.handleDescribeProducers)
+	s.register(kmsg.NewPtrDescribeClientQuotasRequest(), 0, 1, s.handleDescribeClientQuotas)
+	s.register(kmsg.NewPtrAlterClientQuotasRequest(), 0, 1, s.handleAlterClientQuotas)
 	s.registerGroupAPIs()
 }
