@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,7 +14,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/adminapi"
 	"kafgo/internal/testcluster"
@@ -222,6 +226,54 @@ func TestClientQuotas(t *testing.T) {
 		}
 		if v := metricValue(t, b, `kafka_server_fetch_throttle_time{client_id="limited-consumer",user=""}`); v <= 0 {
 			t.Errorf("kafka_server_fetch_throttle_time of the limited consumer: %v", v)
+		}
+	})
+
+	t.Run("request quota", func(t *testing.T) {
+		setClientQuota(t, ctx, adm, "chatty", "request_percentage", 0.0001, false)
+		cl := c.Client(kgo.ClientID("chatty"))
+		defer cl.Close()
+		testwait.For(t, 30*time.Second, "a Metadata response with throttle_time_ms", func() (bool, string) {
+			resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+			if err != nil {
+				return false, err.Error()
+			}
+			// The request quota's throttle is bounded by one window.
+			if resp.ThrottleMillis > 1000 {
+				t.Fatalf("throttle_time_ms %d over the 1 s bound", resp.ThrottleMillis)
+			}
+			return resp.ThrottleMillis > 0, fmt.Sprintf("throttle_time_ms %d", resp.ThrottleMillis)
+		})
+	})
+
+	t.Run("validation", func(t *testing.T) {
+		name := "c"
+		empty := ""
+		res, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{
+			{Entity: []kadm.ClientQuotaEntityComponent{{Type: "client-id", Name: &name}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1.5}}},
+			{Entity: []kadm.ClientQuotaEntityComponent{{Type: "client-id", Name: &name}}, Ops: []kadm.AlterClientQuotaOp{{Key: "retention.ms", Value: 1}}},
+			{Entity: []kadm.ClientQuotaEntityComponent{{Type: "user", Name: &empty}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1}}},
+			{Entity: nil, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 1}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range res {
+			if !errors.Is(r.Err, kerr.InvalidRequest) {
+				t.Errorf("%+v: error %v, want INVALID_REQUEST", r.Entity, r.Err)
+			}
+			got = append(got, r.ErrMessage)
+		}
+		slices.Sort(got)
+		want := []string{
+			"Configuration producer_byte_rate must be a LONG value",
+			"Empty user not supported",
+			"Invalid configuration key retention.ms",
+			"Invalid empty client quota entity",
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("AlterClientQuotas messages %q, want %q", got, want)
 		}
 	})
 
