@@ -87,10 +87,22 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("The entity name for brokers must be a valid integer broker id, but it is: %s", o.EntityName)
 		}
 	}
+	if o.Alter && !o.NameSet && !o.EntityDefault {
+		return errors.New("an entity name must be specified with --alter of " + o.EntityType)
+	}
+	if err := o.validateChanges(); err != nil {
+		return err
+	}
+	if o.All && !o.Describe {
+		return errors.New("--all is only valid with --describe")
+	}
+	return nil
+}
+
+// validateChanges checks --add-config, --add-config-file and
+// --delete-config against the action.
+func (o *Options) validateChanges() error {
 	if o.Alter {
-		if !o.NameSet && !o.EntityDefault {
-			return errors.New("an entity name must be specified with --alter of " + o.EntityType)
-		}
 		if o.AddConfig == "" && o.AddFile == "" && len(o.DeleteConfig) == 0 {
 			return errors.New("At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter")
 		}
@@ -100,9 +112,6 @@ func (o *Options) Validate() error {
 	}
 	if o.Describe && (o.AddConfig != "" || o.AddFile != "" || len(o.DeleteConfig) > 0) {
 		return errors.New("--add-config and --delete-config are only valid with --alter")
-	}
-	if o.All && !o.Describe {
-		return errors.New("--all is only valid with --describe")
 	}
 	return nil
 }

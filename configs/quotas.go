@@ -95,15 +95,9 @@ func (o *Options) validateQuotas() error {
 		if len(names) != len(types) {
 			return errors.New("Exactly one entity name must be specified for every entity type")
 		}
-		if o.AddConfig == "" && o.AddFile == "" && len(o.DeleteConfig) == 0 {
-			return errors.New("At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter")
-		}
-		if o.AddConfig != "" && o.AddFile != "" {
-			return errors.New("Only one of --add-config or --add-config-file must be specified")
-		}
 	}
-	if o.Describe && (o.AddConfig != "" || o.AddFile != "" || len(o.DeleteConfig) > 0) {
-		return errors.New("--add-config and --delete-config are only valid with --alter")
+	if err := o.validateChanges(); err != nil {
+		return err
 	}
 	if o.All {
 		return errors.New("--all is only valid with --describe of topics or brokers")
@@ -267,14 +261,8 @@ func alterClientQuotas(ctx context.Context, cl *kgo.Client, o Options, out io.Wr
 			set[v.Key] = true
 		}
 	}
-	var missing []string
-	for _, k := range del {
-		if !set[k] {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("Invalid config(s): %s", strings.Join(missing, ","))
+	if err := deletingUnset(del, set); err != nil {
+		return err
 	}
 
 	entry := kmsg.NewAlterClientQuotasRequestEntry()

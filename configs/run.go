@@ -181,6 +181,20 @@ func withMessage(err error, msg *string) error {
 	return err
 }
 
+// deletingUnset refuses, as Kafka does, to delete keys that are not set.
+func deletingUnset(del []string, set map[string]bool) error {
+	var missing []string
+	for _, k := range del {
+		if !set[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("Invalid config(s): %s", strings.Join(missing, ","))
+	}
+	return nil
+}
+
 // addedConfigs parses --add-config (in its order) or --add-config-file
 // (sorted by key).
 func addedConfigs(o Options) (add map[string]string, order []string, err error) {
@@ -223,14 +237,8 @@ func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error 
 				set[e.Name] = true
 			}
 		}
-		var missing []string
-		for _, k := range del {
-			if !set[k] {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("Invalid config(s): %s", strings.Join(missing, ","))
+		if err := deletingUnset(del, set); err != nil {
+			return err
 		}
 	}
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()

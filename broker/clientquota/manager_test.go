@@ -2,27 +2,16 @@ package clientquota
 
 import (
 	"math"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
-type fakeClock struct {
-	mu sync.Mutex
-	ms int64
-}
+// fakeClock is a settable clock, in milliseconds from an arbitrary epoch.
+type fakeClock struct{ ms atomic.Int64 }
 
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.UnixMilli(1_700_000_000_000 + c.ms)
-}
-
-func (c *fakeClock) set(ms int64) {
-	c.mu.Lock()
-	c.ms = ms
-	c.mu.Unlock()
-}
+func (c *fakeClock) now() time.Time { return time.UnixMilli(1_700_000_000_000 + c.ms.Load()) }
+func (c *fakeClock) set(ms int64)   { c.ms.Store(ms) }
 
 func newTestManager(cfg Config) (*Manager, *fakeClock) {
 	clk := &fakeClock{}

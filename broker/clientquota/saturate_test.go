@@ -38,7 +38,9 @@ func saturate(t *testing.T, samples int, reqSize int64, rtt, d time.Duration) fu
 	}
 }
 
-func ratio(bytes int64, over time.Duration) float64 { return float64(bytes) / over.Seconds() / (1 << 20) }
+func ratio(bytes int64, over time.Duration) float64 {
+	return float64(bytes) / over.Seconds() / (1 << 20)
+}
 
 // TestSaturatingClientDefaultWindow documents what Kafka's default quota
 // window (11 samples of 1 s) does to a client far faster than its quota:

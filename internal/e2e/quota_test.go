@@ -99,29 +99,34 @@ func setClientQuota(t *testing.T, ctx context.Context, adm *kadm.Client, clientI
 	}
 }
 
-// produceValues keeps a producer busy with size-byte records until ctx
-// ends, counting the value bytes acknowledged.
-func produceValues(ctx context.Context, cl *kgo.Client, topic string, size int, acked *atomic.Int64, failed *atomic.Int64) {
-	value := make([]byte, size)
-	for ctx.Err() == nil {
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: value}, func(r *kgo.Record, err error) {
-			if err != nil {
-				failed.Add(1)
-				return
-			}
-			acked.Add(int64(len(r.Value)))
-		})
-	}
-}
-
-// rateOver samples counter at 1 s and 11 s after start and returns the
-// rate between, in units of the quota.
-func rateOver(counter *atomic.Int64, start time.Time) float64 {
+// measureQuota runs a client limited to 1 MiB/s of quota type typ (run
+// adds the value bytes it gets acknowledged or consumed) and checks it
+// averages 0.8x to 1.25x of the quota between 1 s and 11 s after it
+// starts, that responses carried throttle_time_ms, and that the broker's
+// throttle-time metric of the client id moved.
+func measureQuota(t *testing.T, ctx context.Context, b *testcluster.Broker, typ, clientID string, hook *throttleCounter, run func(context.Context, *atomic.Int64)) {
+	t.Helper()
+	var n atomic.Int64
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	start := time.Now()
+	go run(rctx, &n)
 	time.Sleep(time.Until(start.Add(time.Second))) // the sampling points, not a wait for a condition
-	a := counter.Load()
+	first := n.Load()
 	time.Sleep(time.Until(start.Add(11 * time.Second)))
-	b := counter.Load()
-	return float64(b-a) / 10 / quotaMiB
+	got := float64(n.Load()-first) / 10 / quotaMiB
+	stop()
+	t.Logf("%s limited to 1 MiB/s: %.3fx over 10 s, %d throttled responses", clientID, got, hook.total.Load())
+	if got < 0.8 || got > 1.25 {
+		t.Errorf("%s averaged %.3fx its quota over 10 s, want 0.8x to 1.25x", clientID, got)
+	}
+	if hook.total.Load() == 0 {
+		t.Errorf("no %s response carried throttle_time_ms", typ)
+	}
+	series := fmt.Sprintf(`kafka_server_%s_throttle_time{client_id=%q,user=""}`, typ, clientID)
+	if v := metricValue(t, b, series); v <= 0 {
+		t.Errorf("%s = %v", series, v)
+	}
 }
 
 // TestClientQuotas runs producers and consumers against a broker with
@@ -167,22 +172,16 @@ func TestClientQuotas(t *testing.T) {
 			l := appliedLimit(t, b, "produce", "limited-producer")
 			return l == quotaMiB, fmt.Sprintf("limit %v", l)
 		})
-		var acked, failed atomic.Int64
-		pctx, stop := context.WithCancel(ctx)
-		start := time.Now()
-		go produceValues(pctx, cl, "pq", 16<<10, &acked, &failed)
-		got := rateOver(&acked, start)
-		stop()
-		t.Logf("producer limited to 1 MiB/s: %.3fx over 10 s, %d throttled responses", got, hook.total.Load())
-		if got < 0.8 || got > 1.25 {
-			t.Errorf("producer averaged %.3fx its quota over 10 s, want 0.8x to 1.25x", got)
-		}
-		if hook.total.Load() == 0 {
-			t.Error("no produce response carried throttle_time_ms")
-		}
-		if v := metricValue(t, b, `kafka_server_produce_throttle_time{client_id="limited-producer",user=""}`); v <= 0 {
-			t.Errorf("kafka_server_produce_throttle_time of the limited producer: %v", v)
-		}
+		measureQuota(t, ctx, b, "produce", "limited-producer", &hook, func(ctx context.Context, acked *atomic.Int64) {
+			value := make([]byte, 16<<10)
+			for ctx.Err() == nil {
+				cl.Produce(ctx, &kgo.Record{Value: value}, func(r *kgo.Record, err error) {
+					if err == nil {
+						acked.Add(int64(len(r.Value)))
+					}
+				})
+			}
+		})
 	})
 
 	t.Run("unlimited client id", func(t *testing.T) {
@@ -206,27 +205,11 @@ func TestClientQuotas(t *testing.T) {
 		cl := c.Client(kgo.ClientID("limited-consumer"), kgo.WithHooks(&hook), kgo.ConsumeTopics("cq"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 			kgo.FetchMaxBytes(64<<10), kgo.FetchMaxPartitionBytes(64<<10))
 		defer cl.Close()
-		var consumed atomic.Int64
-		cctx, stop := context.WithCancel(ctx)
-		defer stop()
-		start := time.Now()
-		go func() {
-			for cctx.Err() == nil {
-				cl.PollFetches(cctx).EachRecord(func(r *kgo.Record) { consumed.Add(int64(len(r.Value))) })
+		measureQuota(t, ctx, b, "fetch", "limited-consumer", &hook, func(ctx context.Context, consumed *atomic.Int64) {
+			for ctx.Err() == nil {
+				cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { consumed.Add(int64(len(r.Value))) })
 			}
-		}()
-		got := rateOver(&consumed, start)
-		stop()
-		t.Logf("consumer limited to 1 MiB/s: %.3fx over 10 s, %d throttled responses", got, hook.total.Load())
-		if got < 0.8 || got > 1.25 {
-			t.Errorf("consumer averaged %.3fx its quota over 10 s, want 0.8x to 1.25x", got)
-		}
-		if hook.total.Load() == 0 {
-			t.Error("no fetch response carried throttle_time_ms")
-		}
-		if v := metricValue(t, b, `kafka_server_fetch_throttle_time{client_id="limited-consumer",user=""}`); v <= 0 {
-			t.Errorf("kafka_server_fetch_throttle_time of the limited consumer: %v", v)
-		}
+		})
 	})
 
 	t.Run("request quota", func(t *testing.T) {
