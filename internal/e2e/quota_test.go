@@ -299,11 +299,12 @@ func produceMiB(t *testing.T, ctx context.Context, cl *kgo.Client, n int) {
 	}
 }
 
-// TestClientQuotasZooKeeper: on a 3-broker ZooKeeper cluster a quota set
-// with kafgo configs through one broker and one set with AlterClientQuotas
+// TestClientQuotasZooKeeper: on a 3-broker ZooKeeper cluster quotas set
+// with kafgo configs through one broker (a client id, and a user's client
+// id named with both entity flags) and one set with AlterClientQuotas
 // through another are described at once by a third (they are read from
-// ZooKeeper), and every broker applies both (from the /config/changes
-// notification) and throttles the client ids they name.
+// ZooKeeper), and every broker applies them (from the /config/changes
+// notifications) and throttles the clients they name.
 func TestClientQuotasZooKeeper(t *testing.T) {
 	c, cl, ctx := startCluster3(t, nil)
 	addr := func(id int32) string { return "--bootstrap-server=" + c.Broker(id).Addr() }
@@ -334,12 +335,23 @@ func TestClientQuotasZooKeeper(t *testing.T) {
 		t.Fatalf("describe every client through broker 3: %q", out)
 	}
 
+	// A user's client id, named with both entity flags.
+	out = kafgo(t, "", "configs", addr(1), "--alter", "--entity-type", "users", "--entity-name", "ANONYMOUS", "--entity-type", "clients", "--entity-name", "combo",
+		"--add-config", "producer_byte_rate=102400,request_percentage=200")
+	if out != "Completed updating config for user ANONYMOUS.\n" {
+		t.Fatalf("configs --alter of a user's client id: %q", out)
+	}
+	if out := kafgo(t, "", "configs", addr(2), "--describe", "--user", "ANONYMOUS", "--client", "combo"); out !=
+		"Quota configs for user-principal 'ANONYMOUS', client-id 'combo' are producer_byte_rate=102400.0, request_percentage=200.0\n" {
+		t.Fatalf("describe a user's client id through broker 2: %q", out)
+	}
+
 	// One partition led by each broker.
 	if err := createWithAssignment(ctx, cl, "zq", map[int32][]int32{0: {1}, 1: {2}, 2: {3}}); err != nil {
 		t.Fatal(err)
 	}
 	waitReplicas(t, ctx, cl, "zq", map[int32][]int32{0: {1}, 1: {2}, 2: {3}})
-	for _, clientID := range []string{"tool-set", "kadm-set"} {
+	for _, clientID := range []string{"tool-set", "kadm-set", "combo"} {
 		t.Run(clientID, func(t *testing.T) {
 			var hook throttleCounter
 			p := c.Client(kgo.ClientID(clientID), kgo.WithHooks(&hook), kgo.RecordPartitioner(kgo.ManualPartitioner()),
