@@ -16,4 +16,11 @@
 //     (errors.go maps the broker's own errors onto it).
 //   - Nothing a request carries is trusted: sizes, counts, offsets and
 //     record bytes are validated before anything is stored.
+//   - Client quotas (quota.go) are settled in one place, after the handler's
+//     reply: Produce charges its request size to the producer byte rate,
+//     Fetch its response size to the consumer byte rate (before it
+//     answers, since a throttled fetch is answered empty), and every
+//     client request its handler time to the request quota; inter-broker
+//     APIs, replica fetches and in-process calls are exempt. A throttle goes
+//     into throttle_time_ms and mutes the connection (wire.ConnInfo.MuteUntil).
 package api
