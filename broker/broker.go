@@ -17,6 +17,7 @@ import (
 	"kafgo/broker/acl"
 	"kafgo/broker/admin"
 	"kafgo/broker/api"
+	"kafgo/broker/clientquota"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
@@ -49,6 +50,7 @@ type Broker struct {
 	pids      *producerIDs
 	authz     *acl.Authorizer // nil without authorizer.class.name
 	topics    *topicConfigs
+	quotas    *clientquota.Manager
 	api       *api.Server
 	net       *wire.Server
 	ib        *interBroker
@@ -199,6 +201,8 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.hosted = b.hostsTopic
 	b.topics.onBroker = b.reloadBrokerConfig
+	b.quotas = b.newClientQuotas(cfg)
+	b.topics.onQuota = b.reloadClientQuota
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
 	b.ib = newInterBroker(cfg.BrokerID, b.api)
@@ -212,10 +216,12 @@ func (b *Broker) Start(ctx context.Context) error {
 		b.adminHTTP.Serve(admin.Source{
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
+			ClientQuotas: b.quotas,
 		})
 	}
 
 	b.topics.skipExisting(ctx)
+	b.loadClientQuotas(ctx)
 	b.topics.configureLoaded(b.logs.Logs(), cfg.BrokerID)
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
@@ -504,6 +510,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		OnTxnMarker:         b.groups.OnTxnMarker,
 		Authorizer:          b.authz,
 		Logger:              b.log,
+		ClientQuotas:        b.quotas,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
 		AlterBrokerConfig:   b.alterBrokerConfig,

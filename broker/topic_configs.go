@@ -37,6 +37,9 @@ type topicConfigs struct {
 	onTopic  func(topic string)  // a kept topic's config changed
 	onBroker func(entity string) // a broker's dynamic config changed
 
+	// onQuota: a user's or client id's config changed (client quotas).
+	onQuota func(entityType, entity string)
+
 	// loadMu makes each store read and the cache write after it one step,
 	// so a read that saw an older value never overwrites a newer one: the
 	// reads of one store session see its changes in order.
@@ -242,6 +245,10 @@ func (tc *topicConfigs) process(ctx context.Context, children []string) {
 		case znode.ConfigTypeBroker:
 			if tc.onBroker != nil {
 				tc.onBroker(entity)
+			}
+		case znode.ConfigTypeUser, znode.ConfigTypeClient:
+			if tc.onQuota != nil {
+				tc.onQuota(typ, entity)
 			}
 		}
 	}

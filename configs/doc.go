@@ -11,7 +11,24 @@
 //     IncrementalAlterConfigs (SET and DELETE); deleting a topic override
 //     that is not set is refused first, as Kafka does.
 //
-// Entity types other than topics and brokers (users, clients, ips,
-// broker-loggers, client-metrics, groups) are refused with a message:
-// kafgo has no quotas, loggers or client metrics to configure.
+// Users and clients carry client quotas (quotas.go), which Kafka's tool
+// reaches through DescribeClientQuotas and AlterClientQuotas with
+// --bootstrap-server:
+//
+//   - entities are --entity-type users|clients with --entity-name or
+//     --entity-default (users and clients together name a user's client
+//     id; the n-th name or default goes with the n-th type), or the
+//     shortcuts --user, --client, --user-defaults, --client-defaults;
+//   - --describe prints "Quota configs for user-principal 'alice',
+//     client-id 'c1' are producer_byte_rate=1048576.0" per entity (values
+//     as Java prints a double; "the default user-principal" for a
+//     default); without a name, every entity of the type;
+//   - --alter accepts quota keys only, refuses to delete one that is not
+//     set ("Invalid config(s): k"), and prints "Completed updating config
+//     for user alice." or "Completed updating default config for clients
+//     in the cluster.".
+//
+// Other entity types (ips, broker-loggers, client-metrics, groups) are
+// refused with a message: kafgo has no IP quotas, loggers or client
+// metrics to configure.
 package configs

@@ -23,6 +23,11 @@ type Options struct {
 	Describe, Alter bool
 	All             bool // --all with --describe
 
+	// Types and Names are every entity type and name in command-line
+	// order, shortcuts included ("" names a default): users and clients
+	// go together (EntityFlags, quotas.go).
+	Types, Names []string
+
 	AddConfig    string   // --add-config k1=v1,k2=[a,b]
 	AddFile      string   // contents of --add-config-file (properties)
 	DeleteConfig []string // --delete-config k1,k2 (repeatable)
@@ -56,17 +61,20 @@ func (o *Options) Validate() error {
 	if o.Describe == o.Alter {
 		return errors.New("Command must include exactly one action: --describe, --alter")
 	}
+	if o.isQuota() || len(o.Types) > 1 {
+		return o.validateQuotas()
+	}
 	switch o.EntityType {
 	case "":
 		return errors.New("At least one entity type must be specified")
 	case EntityTopics, EntityBrokers:
-	case "users", "clients", "ips", "broker-loggers", "client-metrics", "groups":
-		return fmt.Errorf("Entity type %s is not supported by kafgo: it has no quotas, loggers, client metrics or group configs to set; use topics or brokers", o.EntityType)
+	case "ips", "broker-loggers", "client-metrics", "groups":
+		return fmt.Errorf("Entity type %s is not supported by kafgo: it has no IP quotas, loggers, client metrics or group configs to set; use topics, brokers, users or clients", o.EntityType)
 	default:
 		return fmt.Errorf("Invalid entity type %s, the entity type must be one of topics, brokers, users, clients, ips, broker-loggers, client-metrics, groups", o.EntityType)
 	}
 	if o.EntityDefault && o.EntityType == EntityTopics {
-		return errors.New("--entity-default is only valid with --entity-type brokers")
+		return errors.New("--entity-default is only valid with --entity-type brokers, users or clients")
 	}
 	if o.EntityDefault && o.NameSet {
 		return errors.New("--entity-name and --entity-default cannot be specified together")
@@ -79,10 +87,22 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("The entity name for brokers must be a valid integer broker id, but it is: %s", o.EntityName)
 		}
 	}
+	if o.Alter && !o.NameSet && !o.EntityDefault {
+		return errors.New("an entity name must be specified with --alter of " + o.EntityType)
+	}
+	if err := o.validateChanges(); err != nil {
+		return err
+	}
+	if o.All && !o.Describe {
+		return errors.New("--all is only valid with --describe")
+	}
+	return nil
+}
+
+// validateChanges checks --add-config, --add-config-file and
+// --delete-config against the action.
+func (o *Options) validateChanges() error {
 	if o.Alter {
-		if !o.NameSet && !o.EntityDefault {
-			return errors.New("an entity name must be specified with --alter of " + o.EntityType)
-		}
 		if o.AddConfig == "" && o.AddFile == "" && len(o.DeleteConfig) == 0 {
 			return errors.New("At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter")
 		}
@@ -92,9 +112,6 @@ func (o *Options) Validate() error {
 	}
 	if o.Describe && (o.AddConfig != "" || o.AddFile != "" || len(o.DeleteConfig) > 0) {
 		return errors.New("--add-config and --delete-config are only valid with --alter")
-	}
-	if o.All && !o.Describe {
-		return errors.New("--all is only valid with --describe")
 	}
 	return nil
 }

@@ -33,9 +33,14 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, args []string, out io.W
 		return err
 	}
 	var err error
-	if o.Describe {
+	switch {
+	case o.isQuota() && o.Describe:
+		err = describeClientQuotas(ctx, cl, o, out)
+	case o.isQuota():
+		err = alterClientQuotas(ctx, cl, o, out)
+	case o.Describe:
 		err = describe(ctx, cl, o, out)
-	} else {
+	default:
 		err = alter(ctx, cl, o, out)
 	}
 	if err != nil {
@@ -176,23 +181,39 @@ func withMessage(err error, msg *string) error {
 	return err
 }
 
-func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
-	var add map[string]string
-	var order []string
-	var err error
+// deletingUnset refuses, as Kafka does, to delete keys that are not set.
+func deletingUnset(del []string, set map[string]bool) error {
+	var missing []string
+	for _, k := range del {
+		if !set[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("Invalid config(s): %s", strings.Join(missing, ","))
+	}
+	return nil
+}
+
+// addedConfigs parses --add-config (in its order) or --add-config-file
+// (sorted by key).
+func addedConfigs(o Options) (add map[string]string, order []string, err error) {
 	switch {
 	case o.AddConfig != "":
-		if add, order, err = ParseAddConfig(o.AddConfig); err != nil {
-			return err
-		}
+		return ParseAddConfig(o.AddConfig)
 	case o.AddFile != "":
 		if add, err = javaprops.Parse(strings.NewReader(o.AddFile)); err != nil {
-			return fmt.Errorf("--add-config-file: %w", err)
+			return nil, nil, fmt.Errorf("--add-config-file: %w", err)
 		}
-		for k := range add {
-			order = append(order, k)
-		}
-		slices.Sort(order)
+		return add, sortedKeys(add), nil
+	}
+	return nil, nil, nil
+}
+
+func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
+	add, order, err := addedConfigs(o)
+	if err != nil {
+		return err
 	}
 	del := deleteKeys(o.DeleteConfig)
 	for _, k := range del {
@@ -216,14 +237,8 @@ func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error 
 				set[e.Name] = true
 			}
 		}
-		var missing []string
-		for _, k := range del {
-			if !set[k] {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("Invalid config(s): %s", strings.Join(missing, ","))
+		if err := deletingUnset(del, set); err != nil {
+			return err
 		}
 	}
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()

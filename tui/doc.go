@@ -8,7 +8,9 @@
 // debug replica id -2 for the leader's log end offset, ListGroups,
 // DescribeGroups, OffsetFetch) and, when given, each broker's admin HTTP
 // endpoint (GET /v1/broker, GET /v1/partitions) for the leader's view of
-// every follower's log end offset and the controller epoch.
+// every follower's log end offset and the controller epoch, and GET
+// /v1/quotas for the clients each broker throttled recently (client
+// quotas), which the brokers view lists under the selected broker.
 //
 // The bubbletea Model renders a Snapshot and nothing else: View() depends
 // only on the snapshot, the selection state and the window size, so a frame

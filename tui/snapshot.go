@@ -37,6 +37,9 @@ type Broker struct {
 	// Admin is the admin endpoint that answered for this broker, "" if
 	// none did.
 	Admin string
+	// Throttled are the client quota sensors its admin endpoint reports
+	// as throttling recently.
+	Throttled []ThrottledClient
 }
 
 // Topic is a topic and its partitions, sorted by partition id.

@@ -20,6 +20,7 @@ type adminReport struct {
 	addr       string
 	broker     adminapi.Broker
 	partitions []adminapi.Partition
+	quotas     []adminapi.ClientQuota
 	err        error
 }
 
@@ -43,6 +44,9 @@ func (l *Live) adminReports(ctx context.Context) []adminReport {
 			base = strings.TrimRight(base, "/")
 			if r.err = l.getJSON(ctx, base+adminapi.BrokerPath, &r.broker); r.err == nil {
 				r.err = l.getJSON(ctx, base+adminapi.PartitionsPath, &r.partitions)
+			}
+			if r.err == nil {
+				r.quotas = l.adminQuotas(ctx, base)
 			}
 			out[i] = r
 		}()
@@ -103,6 +107,7 @@ func mergeAdmin(s *Snapshot, reports []adminReport) {
 	for i := range s.Brokers {
 		if r, ok := byID[s.Brokers[i].ID]; ok {
 			s.Brokers[i].Admin = r.addr
+			s.Brokers[i].Throttled = throttledClients(r.quotas)
 		}
 	}
 	if r, ok := byID[s.Controller.ID]; ok && r.broker.IsController {

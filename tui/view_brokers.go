@@ -141,6 +141,9 @@ func (v *brokersView) render(s *Snapshot, st styles, w, h int) []string {
 	default:
 		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
 	}
+	if len(b.Throttled) > 0 {
+		out = append(out, st.warn.Render(throttledLine(b)))
+	}
 	// The status line has room for one warning; the overview lists them
 	// all, as far as they fit.
 	if len(s.Warnings) > 0 && len(out)+2 < h {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"kafgo/broker/clientquota"
 	"kafgo/broker/replica"
 	"kafgo/broker/wire"
 	"kafgo/internal/adminapi"
@@ -29,6 +30,9 @@ type Source struct {
 	ControllerID    func() int32
 	IsController    func() bool
 	ControllerEpoch func() int32
+	// ClientQuotas, if set, adds the client quota sensors to /metrics and
+	// /v1/quotas.
+	ClientQuotas *clientquota.Manager
 }
 
 // Server is the HTTP endpoint.
@@ -59,6 +63,7 @@ func (s *Server) Serve(src Source) {
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc(adminapi.BrokerPath, s.broker)
 	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
+	mux.HandleFunc(adminapi.QuotasPath, s.clientQuotas)
 	s.http.Handler = mux
 	go func() {
 		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

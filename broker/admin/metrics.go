@@ -49,6 +49,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		descThrottleBytes, descThrottleRate, descThrottleLimit, descThrottling, descHeldBack} {
 		ch <- d
 	}
+	describeQuotas(ch)
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
@@ -85,6 +86,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	leader, follower := c.src.Replicas.Quotas()
 	collectQuota(ch, "leader", leader.Stats())
 	collectQuota(ch, "follower", follower.Stats())
+	collectQuotas(ch, c.src.ClientQuotas)
 }
 
 func collectQuota(ch chan<- prometheus.Metric, side string, st quota.Stats) {

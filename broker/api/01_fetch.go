@@ -13,6 +13,7 @@ import (
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/wire"
 )
 
 // Fetch (key 1), v2-v12.
@@ -48,6 +49,8 @@ func (s *Server) handleFetch(c *Call) Reply {
 		}
 	}
 
+	// Replica fetches are inter-broker traffic, exempt from client quotas.
+	c.quota.exempt = replicaID >= 0
 	fr := replica.FetchRequest{
 		ReplicaID:     replicaID,
 		MaxWait:       time.Duration(req.MaxWaitMillis) * time.Millisecond,
@@ -57,6 +60,12 @@ func (s *Server) handleFetch(c *Call) Reply {
 	}
 	if version < 3 {
 		fr.MaxBytes = 0
+	}
+	if quotaMax := s.fetchQuotaMaxBytes(c); quotaMax > 0 {
+		if fr.MaxBytes <= 0 || fr.MaxBytes > quotaMax {
+			fr.MaxBytes = quotaMax
+		}
+		fr.MinBytes = min(fr.MinBytes, fr.MaxBytes)
 	}
 	var readable map[string]bool
 	if replicaID < 0 && replicaAllowed {
@@ -99,10 +108,23 @@ func (s *Server) handleFetch(c *Call) Reply {
 			results = s.d.Replicas.Fetch(ctx, fr)
 		}
 		results = withRefused(req, refused, results)
+		var res Result
+		var size int
 		if version < 4 {
-			return Result{Resp: s.downConvertedFetch(req, results)}
+			resp := s.downConvertedFetch(req, results)
+			res.Raw = &wire.Response{Body: resp.AppendTo(nil)}
+			size = responseSize(res.Raw, false)
+		} else {
+			res.Raw = encodeFetchResponse(version, results)
+			size = responseSize(res.Raw, version >= 12)
 		}
-		return Result{Raw: encodeFetchResponse(version, results)}
+		if throttle := s.chargeFetch(c, size); throttle > 0 {
+			// Over a quota: answered empty, with the throttle time.
+			resp := req.ResponseKind().(*kmsg.FetchResponse)
+			resp.ThrottleMillis = throttleMillis(throttle)
+			return Result{Resp: resp}
+		}
+		return res
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafgo/broker/acl"
+	"kafgo/broker/clientquota"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
@@ -32,6 +33,8 @@ type Deps struct {
 	// Authorizer checks every request's principal against the ACLs; nil
 	// (authorizer.class.name empty) allows everything.
 	Authorizer *acl.Authorizer
+	// ClientQuotas enforces client quotas; nil charges nobody.
+	ClientQuotas *clientquota.Manager
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker

@@ -21,4 +21,11 @@
 //     s.authorizeCluster, s.authorizedNames, s.clusterAction): a refused
 //     request, topic or group is answered without being looked at, so
 //     nothing leaks and nothing changes.
+//   - Client quotas (quota.go) are settled in one place, after the handler's
+//     reply: Produce charges its request size to the producer byte rate,
+//     Fetch its response size to the consumer byte rate (before it
+//     answers, since a throttled fetch is answered empty), and every
+//     client request its handler time to the request quota; inter-broker
+//     APIs, replica fetches and in-process calls are exempt. A throttle goes
+//     into throttle_time_ms and mutes the connection (wire.ConnInfo.MuteUntil).
 package api

@@ -38,6 +38,8 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrDescribeACLsRequest(), 0, 2, s.handleDescribeACLs)
 	s.register(kmsg.NewPtrCreateACLsRequest(), 0, 2, s.handleCreateACLs)
 	s.register(kmsg.NewPtrDeleteACLsRequest(), 0, 2, s.handleDeleteACLs)
+	s.register(kmsg.NewPtrDescribeClientQuotasRequest(), 0, 1, s.handleDescribeClientQuotas)
+	s.register(kmsg.NewPtrAlterClientQuotasRequest(), 0, 1, s.handleAlterClientQuotas)
 	s.registerGroupAPIs()
 	s.registerTxnAPIs()
 }

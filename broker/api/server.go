@@ -18,6 +18,8 @@ type Call struct {
 	Conn     *wire.ConnInfo // nil for in-process calls
 	Req      kmsg.Request
 	Received time.Time
+
+	quota callQuota // client quota accounting (quota.go)
 }
 
 // ClientID is the request's client id, "" when null.
@@ -118,14 +120,19 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 		s.log.Info("closing connection: unsupported version", "key", key, "version", version, "remote", remote(req.Conn))
 		return wire.Ready(&wire.Response{Close: true})
 	}
+	start := time.Now()
 	kreq, err := decodeRequest(key, version, req.Body)
 	if err != nil {
 		s.log.Info("closing connection: malformed request", "key", key, "version", version, "remote", remote(req.Conn), "err", err)
 		return wire.Ready(&wire.Response{Close: true})
 	}
-	reply := h.fn(&Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received})
+	c := &Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received}
+	c.quota.size = requestSize(req)
+	reply := h.fn(c)
+	c.quota.handled = time.Since(start)
 	return func() *wire.Response {
 		res := reply()
+		s.settleQuotas(c, &res)
 		switch {
 		case res.Raw != nil:
 			return res.Raw

@@ -127,6 +127,14 @@ type Broker struct {
 	ControlledShutdownMaxRetries                int32 // controlled.shutdown.max.retries
 	ControlledShutdownRetryBackoffMs            int64 // controlled.shutdown.retry.backoff.ms
 
+	// Client quotas (broker_defs_quota.go).
+	QuotaProducerDefault   int64 // quota.producer.default, bytes/s
+	QuotaConsumerDefault   int64 // quota.consumer.default, bytes/s
+	QuotaWindowNum         int32 // quota.window.num
+	QuotaWindowSizeSeconds int32 // quota.window.size.seconds
+	MetricsNumSamples      int32 // metrics.num.samples (throttle-time averages)
+	MetricsSampleWindowMs  int64 // metrics.sample.window.ms
+
 	// ZooKeeper. An empty ZooKeeperConnect selects the embedded store.
 	ZooKeeperConnect             string   // zookeeper.connect as given
 	ZooKeeperServers             []string // its host:port servers, default port 2181 filled in

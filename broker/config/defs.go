@@ -64,7 +64,7 @@ func init() {
 	// that turns them into BrokerDefs, so order (and hence flag help and
 	// describe output) never depends on file initialisation order.
 	BrokerDefs = nil
-	for _, group := range [][]Def{serverDefs, socketDefs, logDefs, replicationDefs, coordinatorDefs} {
+	for _, group := range [][]Def{serverDefs, socketDefs, logDefs, replicationDefs, quotaDefs, coordinatorDefs} {
 		BrokerDefs = append(BrokerDefs, group...)
 	}
 	for i := range BrokerDefs {

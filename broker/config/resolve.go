@@ -132,6 +132,7 @@ func resolve(l *layers) (*Broker, error) {
 	b.MaxIncrementalFetchSessionCacheSlots = r.i32("max.incremental.fetch.session.cache.slots")
 
 	r.resolveLog(b)
+	r.resolveQuotas(b)
 
 	b.ControllerSocketTimeoutMs = r.i32("controller.socket.timeout.ms")
 	b.ReplicaLagTimeMaxMs = r.i64("replica.lag.time.max.ms")

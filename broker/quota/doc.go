@@ -1,8 +1,11 @@
-// Package quota meters replication traffic against a byte-rate limit, as
-// Kafka's replication quotas (KIP-73) do: one Quota for the bytes a leader
-// sends to throttled followers, one for the bytes a follower fetches for its
+// Package quota meters traffic against a rate limit with Kafka's Rate.
+// A Quota holds replication traffic to a byte-rate limit, as Kafka's
+// replication quotas (KIP-73) do: one Quota for the bytes a leader sends to
+// throttled followers, one for the bytes a follower fetches for its
 // throttled replicas, each limited by a dynamic broker config
 // (leader.replication.throttled.rate, follower.replication.throttled.rate).
+// A Meter is the Rate alone, which the client quotas (broker/clientquota)
+// measure with, and ThrottleTime is Kafka's client throttle arithmetic.
 //
 // # Rate
 //
@@ -21,7 +24,18 @@
 // does not report a huge rate for the first bytes, so a throttled replica
 // may move up to about limit*(num-1)*window bytes at once before the quota
 // bites. A Quota is exceeded when the rate is strictly above its limit; the
-// default limit, Long.MAX_VALUE, is never exceeded.
+// default limit, Long.MAX_VALUE, is never exceeded. Values recorded may be
+// negative (a client fetch taken back after it was throttled), and each
+// sample also counts its values, for Kafka's Avg (throttle-time metrics).
+//
+// # Throttle time
+//
+// A client over its quota is throttled for the time that brings its rate
+// back to the limit if it sends nothing meanwhile: with O the rate just
+// measured (including the request that broke the limit), T the limit and W
+// the time the rate was measured over (elapsed, as above),
+//
+//	O*W / (W+X) = T  =>  X = (O-T)/T * W, rounded to the millisecond.
 //
 // # Throttled replicas
 //

@@ -2,7 +2,6 @@ package quota
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -22,11 +21,8 @@ type Config struct {
 // Quota is one side's replication quota: a byte Rate against a limit that
 // can change at any time. Safe for concurrent use.
 type Quota struct {
-	now   func() time.Time
 	limit atomic.Int64
-
-	mu   sync.Mutex
-	rate *rate
+	meter *Meter
 
 	recorded atomic.Int64 // bytes ever recorded
 	heldBack atomic.Int64 // times a replica's data was held back
@@ -36,16 +32,7 @@ type Quota struct {
 // samples of 1 s); Limit is taken as given (0 is a valid, if harsh, limit),
 // so callers wanting no limit pass Unlimited.
 func New(cfg Config) *Quota {
-	if cfg.Samples <= 0 {
-		cfg.Samples = 11
-	}
-	if cfg.Window <= 0 {
-		cfg.Window = time.Second
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
-	q := &Quota{now: cfg.Clock, rate: newRate(cfg.Samples, cfg.Window)}
+	q := &Quota{meter: NewMeter(cfg.Samples, cfg.Window, cfg.Clock)}
 	q.SetLimit(cfg.Limit)
 	return q
 }
@@ -68,19 +55,11 @@ func (q *Quota) Record(bytes int64) {
 		return
 	}
 	q.recorded.Add(bytes)
-	now := q.now().UnixMilli()
-	q.mu.Lock()
-	q.rate.record(float64(bytes), now)
-	q.mu.Unlock()
+	q.meter.Record(float64(bytes))
 }
 
 // Rate is the measured rate in bytes/s.
-func (q *Quota) Rate() float64 {
-	now := q.now().UnixMilli()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.rate.measure(now)
-}
+func (q *Quota) Rate() float64 { return q.meter.Rate() }
 
 // IsExceeded reports whether the rate is above the limit, in which case
 // throttled replicas outside the ISR are held back.

@@ -18,6 +18,7 @@ type rate struct {
 type sample struct {
 	start int64
 	value float64
+	count int64 // values recorded (Kafka's eventCount), for average
 }
 
 func newRate(num int, window time.Duration) *rate {
@@ -54,6 +55,7 @@ func (r *rate) record(v float64, now int64) {
 		s = &r.samples[r.current]
 	}
 	s.value += v
+	s.count++
 }
 
 // purge resets samples too old to count: started num windows or more ago.
@@ -98,4 +100,19 @@ func (r *rate) measure(now int64) float64 {
 		sum += s.value
 	}
 	return sum / (float64(r.elapsed(now)) / 1000)
+}
+
+// average is the mean of the values in the retained samples at now
+// (Kafka's Avg over a SampledStat), 0 when there are none.
+func (r *rate) average(now int64) float64 {
+	r.purge(now)
+	sum, n := 0.0, int64(0)
+	for _, s := range r.samples {
+		sum += s.value
+		n += s.count
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }

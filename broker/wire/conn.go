@@ -120,6 +120,9 @@ func (c *conn) readLoop() {
 			c.readFailed(err)
 			return
 		}
+		if !c.awaitUnmute() {
+			return
+		}
 		if s.shutting.Load() {
 			// Shutdown began while this frame arrived: from then on no new
 			// request reaches the handler.
@@ -259,6 +262,7 @@ func (c *conn) close(why closeReason, err error) {
 	c.q = nil
 	c.slotFree.Broadcast()
 	c.mu.Unlock()
+	c.info.mute.closed()
 
 	_ = c.nc.Close()
 	s := c.srv

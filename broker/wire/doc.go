@@ -74,6 +74,15 @@
 //   - A panic in Serve or in a Pending is recovered, logged with the API key,
 //     and closes only that connection.
 //
+// # Quota mute
+//
+// A handler throttling a client (client quotas, KIP-219) calls
+// ConnInfo.MuteUntil: the response goes out as usual, and the reader, once
+// it has read the connection's next request, holds it unserved until the
+// mute passes (Kafka stops reading the socket; holding the one request
+// read is the same to the client). Requests already read keep their turn.
+// Closing the connection or Shutdown ends the wait.
+//
 // # Writes
 //
 // Byte parts go through a pooled bufio.Writer, taken when a writer goroutine

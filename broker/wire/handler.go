@@ -34,6 +34,8 @@ type ConnInfo struct {
 	// client certificate, SASL) and read by every request's authorization,
 	// possibly on other goroutines (re-authentication, KIP-368, changes it).
 	principal atomic.Pointer[principal.Principal]
+
+	mute muteState // quota throttling (mute.go)
 }
 
 // Principal is the peer's authenticated principal, User:ANONYMOUS until the

@@ -61,12 +61,14 @@ type Stats struct {
 	ClosedForError uint64 // connections closed for bad frames/headers, handler failures, write errors
 	ClosedIdle     uint64 // connections closed after IdleTimeout
 	Panics         uint64 // panics recovered in Serve or a Pending
+	Muted          uint64 // requests held back by a connection's quota mute
 }
 
 type serverStats struct {
 	open                                  atomic.Int64
 	accepted, requests, bytesIn, bytesOut atomic.Uint64
 	closedForError, closedIdle, panics    atomic.Uint64
+	muted                                 atomic.Uint64
 }
 
 // Server accepts connections on its listeners and serves them with a Handler.
@@ -217,6 +219,7 @@ func (s *Server) Stats() Stats {
 		ClosedForError: st.closedForError.Load(),
 		ClosedIdle:     st.closedIdle.Load(),
 		Panics:         st.panics.Load(),
+		Muted:          st.muted.Load(),
 	}
 }
 

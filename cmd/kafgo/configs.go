@@ -18,12 +18,14 @@ func newConfigsCommand() *cobra.Command {
 		bootstrap, commandConfig, addFile, topic, broker string
 		brokerDefaults                                   bool
 		o                                                configs.Options
+		entities                                         configs.EntityFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "configs",
-		Short: "Describe or alter topic and broker configs (kafka-configs)",
-		Long: `Describe or change the dynamic configs of topics and brokers, with the
-flags and output of Kafka's kafka-configs.sh.
+		Short: "Describe or alter topic, broker, user and client configs (kafka-configs)",
+		Long: `Describe or change the dynamic configs of topics and brokers, and the
+client quotas of users and client ids, with the flags and output of
+Kafka's kafka-configs.sh.
 
 --describe prints the dynamic overrides of the entity (--all: every
 config with its source and synonyms); without --entity-name it covers
@@ -32,22 +34,32 @@ every topic, or every broker and the cluster-wide broker default.
 removes (--delete-config k1,k2) overrides. Broker configs that Kafka can
 change at run time take effect on the brokers without a restart.
 
-Entity types other than topics and brokers are refused: kafgo has no
-quotas, loggers or client metrics to configure.
+Users and clients (--entity-type users|clients, or --user, --client,
+--user-defaults, --client-defaults; users and clients together for a
+user's client id) take the quotas producer_byte_rate,
+consumer_byte_rate and request_percentage, which every broker enforces
+at once. Other entity types (ips, broker-loggers, client-metrics,
+groups) are refused.
 
 Examples:
   kafgo configs --bootstrap-server localhost:9092 --entity-type topics --entity-name orders --alter --add-config retention.ms=3600000,cleanup.policy=[compact,delete]
   kafgo configs --bootstrap-server localhost:9092 --topic orders --describe
   kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --alter --add-config follower.replication.throttled.rate=10000000
   kafgo configs --bootstrap-server localhost:9092 --broker-defaults --alter --delete-config log.retention.ms
-  kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --describe --all`,
+  kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --describe --all
+  kafgo configs --bootstrap-server localhost:9092 --entity-type users --entity-name alice --alter --add-config producer_byte_rate=1048576,request_percentage=200
+  kafgo configs --bootstrap-server localhost:9092 --entity-type users --entity-name alice --entity-type clients --entity-name c1 --alter --add-config consumer_byte_rate=2097152
+  kafgo configs --bootstrap-server localhost:9092 --client-defaults --alter --add-config producer_byte_rate=1048576
+  kafgo configs --bootstrap-server localhost:9092 --entity-type users --describe`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if bootstrap == "" {
 				return errors.New("--bootstrap-server must be specified")
 			}
 			fl := cmd.Flags()
-			o.NameSet = fl.Changed("entity-name")
+			if err := entities.Apply(&o, fl); err != nil {
+				return err
+			}
 			if err := o.Shortcuts(topic, fl.Changed("topic"), broker, fl.Changed("broker"), brokerDefaults); err != nil {
 				return err
 			}
@@ -77,9 +89,7 @@ Examples:
 	f := cmd.Flags()
 	f.StringVar(&bootstrap, "bootstrap-server", "", "REQUIRED: The Kafka servers to connect to.")
 	f.StringVar(&commandConfig, "command-config", "", "Property file containing configs to be passed to Admin Client.")
-	f.StringVar(&o.EntityType, "entity-type", "", "Type of entity (topics/brokers).")
-	f.StringVar(&o.EntityName, "entity-name", "", "Name of entity (topic name/broker id).")
-	f.BoolVar(&o.EntityDefault, "entity-default", false, "Default entity name for brokers (applies to corresponding entity type in command line).")
+	entities.Register(f)
 	f.StringVar(&topic, "topic", "", "The topic's name (shortcut for --entity-type topics --entity-name <topic>).")
 	f.StringVar(&broker, "broker", "", "The broker's ID (shortcut for --entity-type brokers --entity-name <id>).")
 	f.BoolVar(&brokerDefaults, "broker-defaults", false, "The config defaults for all brokers (shortcut for --entity-type brokers --entity-default).")
