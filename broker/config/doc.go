@@ -67,21 +67,6 @@
 //     inter-broker mechanism the inter-broker listener does not enable) are
 //     refused at start-up naming the key. Files are read when the broker
 //     starts, not here.
-//   - PLAIN users come from the listener's JAAS config, in Kafka's form:
-//
-//     listener.name.sasl_ssl.plain.sasl.jaas.config:
-//     org.apache.kafka.common.security.plain.PlainLoginModule required
-//     username="admin" password="admin-secret"
-//     user_admin="admin-secret" user_alice="alice-secret";
-//
-//     user_<name>="<password>" defines a user; username and password are
-//     the broker's own credentials when this is the inter-broker listener
-//     and sasl.mechanism.inter.broker.protocol is PLAIN. For SCRAM the
-//     users live in the metadata store (/config/users, kafgo configs
-//     --entity-type users), and listener.name.<l>.scram-sha-256.sasl.jaas.config
-//     (ScramLoginModule required username=... password=...;) holds only the
-//     broker's own inter-broker credentials. A static JAAS file
-//     (java.security.auth.login.config) is not read.
 //   - Advertised listeners with an empty host advertise os.Hostname(), as
 //     Kafka advertises the local host name, or 127.0.0.1 if the OS cannot
 //     name itself. 0.0.0.0 (and ::) are refused as advertised hosts, so
@@ -110,6 +95,26 @@
 //     settable only dynamically (IncrementalAlterConfigs, as
 //     kafka-reassign-partitions --throttle does). A static value is a
 //     starting rate; dynamic values win over it as for any dynamic key.
+//
+// # SASL users
+//
+// PLAIN users come from the listener's JAAS config, in Kafka's form:
+//
+//	listener.name.sasl_ssl.plain.sasl.jaas.config: >-
+//	  org.apache.kafka.common.security.plain.PlainLoginModule required
+//	  username="admin" password="admin-secret"
+//	  user_admin="admin-secret" user_alice="alice-secret";
+//
+// Each user_<name>="<password>" option defines a user. username and
+// password are the broker's own credentials, used when this is the
+// inter-broker listener and sasl.mechanism.inter.broker.protocol is PLAIN.
+// SCRAM users live in the metadata store (/config/users, written by kafgo
+// configs --entity-type users or AlterUserScramCredentials);
+// listener.name.<l>.scram-sha-512.sasl.jaas.config
+// (org.apache.kafka.common.security.scram.ScramLoginModule required
+// username="..." password="...";) only holds the broker's own inter-broker
+// credentials. A static JAAS file (java.security.auth.login.config) is not
+// read.
 //
 // # Errors
 //
