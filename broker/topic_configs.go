@@ -36,6 +36,7 @@ type topicConfigs struct {
 	log      *slog.Logger
 	onTopic  func(topic string)  // a kept topic's config changed
 	onBroker func(entity string) // a broker's dynamic config changed
+	onUser   func(entity string) // a user's config (SCRAM credentials) changed; entity is sanitized
 
 	// loadMu makes each store read and the cache write after it one step,
 	// so a read that saw an older value never overwrites a newer one: the
@@ -242,6 +243,10 @@ func (tc *topicConfigs) process(ctx context.Context, children []string) {
 		case znode.ConfigTypeBroker:
 			if tc.onBroker != nil {
 				tc.onBroker(entity)
+			}
+		case znode.ConfigTypeUser:
+			if tc.onUser != nil {
+				tc.onUser(entity)
 			}
 		}
 	}

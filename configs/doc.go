@@ -11,7 +11,14 @@
 //     IncrementalAlterConfigs (SET and DELETE); deleting a topic override
 //     that is not set is refused first, as Kafka does.
 //
-// Entity types other than topics and brokers (users, clients, ips,
-// broker-loggers, client-metrics, groups) are refused with a message:
-// kafgo has no quotas, loggers or client metrics to configure.
+// Users (--entity-type users, or --user) hold SCRAM credentials
+// (scram.go): --add-config 'SCRAM-SHA-256=[iterations=8192,password=p]'
+// salts the password on the client and sends AlterUserScramCredentials,
+// --delete-config SCRAM-SHA-256 removes it, and --describe prints
+// "SCRAM credential configs for user-principal 'alice' are
+// SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096" from
+// DescribeUserScramCredentials, as kafka-configs does with --bootstrap-server.
+//
+// Other entity types (clients, ips, broker-loggers, client-metrics, groups)
+// are refused with a message.
 package configs

@@ -59,14 +59,14 @@ func (o *Options) Validate() error {
 	switch o.EntityType {
 	case "":
 		return errors.New("At least one entity type must be specified")
-	case EntityTopics, EntityBrokers:
-	case "users", "clients", "ips", "broker-loggers", "client-metrics", "groups":
-		return fmt.Errorf("Entity type %s is not supported by kafgo: it has no quotas, loggers, client metrics or group configs to set; use topics or brokers", o.EntityType)
+	case EntityTopics, EntityBrokers, EntityUsers:
+	case "clients", "ips", "broker-loggers", "client-metrics", "groups":
+		return fmt.Errorf("Entity type %s is not supported by kafgo: it has no quotas, loggers, client metrics or group configs to set; use topics, brokers or users", o.EntityType)
 	default:
 		return fmt.Errorf("Invalid entity type %s, the entity type must be one of topics, brokers, users, clients, ips, broker-loggers, client-metrics, groups", o.EntityType)
 	}
 	if o.EntityDefault && o.EntityType == EntityTopics {
-		return errors.New("--entity-default is only valid with --entity-type brokers")
+		return errors.New("--entity-default is only valid with --entity-type brokers or users")
 	}
 	if o.EntityDefault && o.NameSet {
 		return errors.New("--entity-name and --entity-default cannot be specified together")

@@ -45,7 +45,8 @@ func TestValidate(t *testing.T) {
 		{"two actions", Options{EntityType: EntityTopics, Describe: true, Alter: true}, "exactly one action"},
 		{"no type", Options{Describe: true}, "At least one entity type"},
 		{"bad type", Options{EntityType: "widgets", Describe: true}, "Invalid entity type widgets"},
-		{"users", Options{EntityType: "users", Describe: true}, "not supported by kafgo"},
+		{"clients", Options{EntityType: "clients", Describe: true}, "not supported by kafgo"},
+		{"topic default", Options{EntityType: "topics", EntityDefault: true, Describe: true}, "only valid with --entity-type brokers or users"},
 		{"topic default", Options{EntityType: EntityTopics, EntityDefault: true, Describe: true}, "only valid with --entity-type brokers"},
 		{"broker name", Options{EntityType: EntityBrokers, EntityName: "b1", NameSet: true, Describe: true}, "valid integer broker id"},
 		{"alter without name", Options{EntityType: EntityTopics, Alter: true, AddConfig: "a=1"}, "an entity name must be specified"},
@@ -84,5 +85,31 @@ func TestShortcuts(t *testing.T) {
 	}
 	if got := deleteKeys([]string{"a,b", " c ", ""}); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Fatalf("deleteKeys %v", got)
+	}
+}
+
+func TestParseScramCredential(t *testing.T) {
+	for _, tc := range []struct {
+		value      string
+		iterations int32
+		password   string
+		err        string
+	}{
+		{"iterations=8192,password=x", 8192, "x", ""},
+		{"password=a,b=c", 4096, "a,b=c", ""},
+		{"iterations=-1,password=p", 4096, "p", ""},
+		{"iterations=100,password=p", 0, "", "Iterations 100 is less than the minimum 4096 required for SCRAM-SHA-256"},
+		{"pass=x", 0, "", "Invalid credential property SCRAM-SHA-256=pass=x"},
+	} {
+		it, pw, err := parseScramCredential("SCRAM-SHA-256", tc.value)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: err %v, want %q", tc.value, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || it != tc.iterations || pw != tc.password {
+			t.Errorf("%q: %d %q %v", tc.value, it, pw, err)
+		}
 	}
 }

@@ -33,9 +33,12 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, args []string, out io.W
 		return err
 	}
 	var err error
-	if o.Describe {
+	switch {
+	case o.Describe && o.EntityType == EntityUsers:
+		err = describeUsers(ctx, cl, o, out)
+	case o.Describe:
 		err = describe(ctx, cl, o, out)
-	} else {
+	default:
 		err = alter(ctx, cl, o, out)
 	}
 	if err != nil {
@@ -199,6 +202,9 @@ func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error 
 		if _, both := add[k]; both {
 			return fmt.Errorf("Invalid config(s): %s: set and deleted in one command", k)
 		}
+	}
+	if o.EntityType == EntityUsers {
+		return alterUser(ctx, cl, o, add, order, del, out)
 	}
 	name := o.EntityName
 	if o.EntityDefault {

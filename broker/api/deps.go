@@ -8,6 +8,7 @@ import (
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
+	"kafgo/broker/credentials"
 	"kafgo/broker/group"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
@@ -26,6 +27,8 @@ type Deps struct {
 	Admin               *controller.Admin
 	Groups              *group.Coordinator
 	Logger              *slog.Logger
+	// Credentials holds the users' SCRAM credentials (/config/users).
+	Credentials *credentials.Store
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker

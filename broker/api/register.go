@@ -35,5 +35,9 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrDescribeClusterRequest(), 0, 1, s.handleDescribeCluster)
 	s.register(kmsg.NewPtrWriteTxnMarkersRequest(), 0, 1, s.handleWriteTxnMarkers)
 	s.register(kmsg.NewPtrDescribeProducersRequest(), 0, 0, s.handleDescribeProducers)
+	s.register(kmsg.NewPtrSASLHandshakeRequest(), 0, 1, s.handleSaslHandshake)
+	s.register(kmsg.NewPtrSASLAuthenticateRequest(), 0, 2, s.handleSaslAuthenticate)
+	s.register(kmsg.NewPtrDescribeUserSCRAMCredentialsRequest(), 0, 0, s.handleDescribeUserScramCredentials)
+	s.register(kmsg.NewPtrAlterUserSCRAMCredentialsRequest(), 0, 0, s.handleAlterUserScramCredentials)
 	s.registerGroupAPIs()
 }

@@ -55,7 +55,9 @@
 //	server-final  v=<base64 server signature>
 //
 // The server nonce is a random 130-bit number in base 36 appended to the
-// client's; the final nonce must equal the combination, the channel binding
+// client's; the final nonce must equal the combination (or, for librdkafka
+// before 2.6.1, which repeats its nonce in front, the client nonce followed
+// by the combination, as Kafka 3.8.1+ admits), the channel binding
 // must repeat the gs2 header ("biws" for "n,,"), and the proof is checked by
 // recomputing StoredKey = H(proof XOR HMAC(StoredKey, AuthMessage)) and
 // comparing in constant time. Credentials below 4096 iterations are refused.

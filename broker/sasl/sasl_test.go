@@ -308,3 +308,44 @@ func TestParseClientMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestScramNonceChecks: the final nonce must be the combined one; the
+// form of librdkafka before 2.6.1 (client nonce repeated in front) is
+// admitted, any other is refused.
+func TestScramNonceChecks(t *testing.T) {
+	cred, _ := SHA256.NewCredential("pw", []byte("salt"), 4096)
+	lookup := func(string, string) (ScramCredential, bool) { return cred, true }
+	for name, tc := range map[string]struct {
+		final func(cnonce, combined string) string
+		ok    bool
+	}{
+		"exact":         {func(c, n string) string { return n }, true},
+		"librdkafka":    {func(c, n string) string { return c + n }, true},
+		"client only":   {func(c, n string) string { return c }, false},
+		"other prefix":  {func(c, n string) string { return "x" + n }, false},
+		"server suffix": {func(c, n string) string { return n[len(c):] }, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := &scramServer{mech: SHA256, lookup: lookup}
+			first, _, err := srv.step([]byte("n,,n=u,r=cnonce"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			combined := strings.TrimPrefix(strings.Split(string(first), ",")[0], "r=")
+			nonce := tc.final("cnonce", combined)
+			without := "c=biws,r=" + nonce
+			auth := "n=u,r=cnonce," + string(first) + "," + without
+			sp, _ := SHA256.SaltedPassword("pw", []byte("salt"), 4096)
+			ck := SHA256.hmac(sp, "Client Key")
+			sig := SHA256.hmac(SHA256.digest(ck), auth)
+			proof := make([]byte, len(ck))
+			for i := range ck {
+				proof[i] = ck[i] ^ sig[i]
+			}
+			_, done, err := srv.step([]byte(without + ",p=" + base64.StdEncoding.EncodeToString(proof)))
+			if tc.ok != (err == nil && done) {
+				t.Fatalf("done %v err %v", done, err)
+			}
+		})
+	}
+}

@@ -76,7 +76,13 @@ func (s *scramServer) clientFinal(msg []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fail(err.Error())
 	}
-	if subtle.ConstantTimeCompare([]byte(cf.Nonce), []byte(s.nonce)) != 1 {
+	// The final nonce must be ours (RFC 5802; Kafka 2.x did not check,
+	// CVE-2024-56128). librdkafka before 2.6.1 repeats its client nonce in
+	// front of the combined one (librdkafka#4895), which Kafka 3.8.1+ admits
+	// with an endsWith test; only that exact form is admitted here.
+	legacy := s.first.Nonce + s.nonce
+	if subtle.ConstantTimeCompare([]byte(cf.Nonce), []byte(s.nonce)) != 1 &&
+		subtle.ConstantTimeCompare([]byte(cf.Nonce), []byte(legacy)) != 1 {
 		return nil, false, fail("Invalid client nonce in the final client message.")
 	}
 	// Without channel binding, c= must carry the gs2 header of the first

@@ -238,6 +238,9 @@ type AuthResult struct {
 	AuthBytes         []byte
 	SessionLifetimeMs int64
 	Close             bool
+	// Reason is the failure as the server sees it, for its log only; the
+	// client gets ErrorMessage.
+	Reason string
 }
 
 // Authenticate handles one SaslAuthenticate request.
@@ -261,7 +264,7 @@ func (s *Session) Authenticate(version int16, token []byte) AuthResult {
 	resp, done, err := s.step(token)
 	if err != nil {
 		msg := s.clientMessage(err)
-		return AuthResult{ErrorCode: kerr.SaslAuthenticationFailed.Code, ErrorMessage: &msg, Close: true}
+		return AuthResult{ErrorCode: kerr.SaslAuthenticationFailed.Code, ErrorMessage: &msg, Close: true, Reason: err.Error()}
 	}
 	res := AuthResult{AuthBytes: resp}
 	if res.AuthBytes == nil {

@@ -15,9 +15,9 @@ func init() { commandGroups = append(commandGroups, newConfigsCommand) }
 
 func newConfigsCommand() *cobra.Command {
 	var (
-		bootstrap, commandConfig, addFile, topic, broker string
-		brokerDefaults                                   bool
-		o                                                configs.Options
+		bootstrap, commandConfig, addFile, topic, broker, user string
+		brokerDefaults, userDefaults                           bool
+		o                                                      configs.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "configs",
@@ -32,15 +32,21 @@ every topic, or every broker and the cluster-wide broker default.
 removes (--delete-config k1,k2) overrides. Broker configs that Kafka can
 change at run time take effect on the brokers without a restart.
 
-Entity types other than topics and brokers are refused: kafgo has no
-quotas, loggers or client metrics to configure.
+For users, SCRAM-SHA-256 and SCRAM-SHA-512 set a user's SCRAM credential
+(--add-config 'SCRAM-SHA-256=[iterations=8192,password=secret]'; iterations
+default to 4096, the minimum) or remove it (--delete-config SCRAM-SHA-256):
+the password is salted here and only the salted password is sent
+(AlterUserScramCredentials). --describe prints each credential's mechanism
+and iterations, never the secret.
 
 Examples:
   kafgo configs --bootstrap-server localhost:9092 --entity-type topics --entity-name orders --alter --add-config retention.ms=3600000,cleanup.policy=[compact,delete]
   kafgo configs --bootstrap-server localhost:9092 --topic orders --describe
   kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --alter --add-config follower.replication.throttled.rate=10000000
   kafgo configs --bootstrap-server localhost:9092 --broker-defaults --alter --delete-config log.retention.ms
-  kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --describe --all`,
+  kafgo configs --bootstrap-server localhost:9092 --entity-type brokers --entity-name 1 --describe --all
+  kafgo configs --bootstrap-server localhost:9094 --command-config admin.properties --entity-type users --entity-name alice --alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
+  kafgo configs --bootstrap-server localhost:9094 --command-config admin.properties --entity-type users --describe`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if bootstrap == "" {
@@ -49,6 +55,9 @@ Examples:
 			fl := cmd.Flags()
 			o.NameSet = fl.Changed("entity-name")
 			if err := o.Shortcuts(topic, fl.Changed("topic"), broker, fl.Changed("broker"), brokerDefaults); err != nil {
+				return err
+			}
+			if err := o.UserShortcut(user, fl.Changed("user"), userDefaults); err != nil {
 				return err
 			}
 			if addFile != "" {
@@ -77,12 +86,14 @@ Examples:
 	f := cmd.Flags()
 	f.StringVar(&bootstrap, "bootstrap-server", "", "REQUIRED: The Kafka servers to connect to.")
 	f.StringVar(&commandConfig, "command-config", "", "Property file containing configs to be passed to Admin Client.")
-	f.StringVar(&o.EntityType, "entity-type", "", "Type of entity (topics/brokers).")
-	f.StringVar(&o.EntityName, "entity-name", "", "Name of entity (topic name/broker id).")
+	f.StringVar(&o.EntityType, "entity-type", "", "Type of entity (topics/brokers/users).")
+	f.StringVar(&o.EntityName, "entity-name", "", "Name of entity (topic name/broker id/user principal name).")
 	f.BoolVar(&o.EntityDefault, "entity-default", false, "Default entity name for brokers (applies to corresponding entity type in command line).")
 	f.StringVar(&topic, "topic", "", "The topic's name (shortcut for --entity-type topics --entity-name <topic>).")
 	f.StringVar(&broker, "broker", "", "The broker's ID (shortcut for --entity-type brokers --entity-name <id>).")
 	f.BoolVar(&brokerDefaults, "broker-defaults", false, "The config defaults for all brokers (shortcut for --entity-type brokers --entity-default).")
+	f.StringVar(&user, "user", "", "The user's principal name (shortcut for --entity-type users --entity-name <user>).")
+	f.BoolVar(&userDefaults, "user-defaults", false, "The config defaults for all users (shortcut for --entity-type users --entity-default).")
 	f.BoolVar(&o.Describe, "describe", false, "List configs for the given entity.")
 	f.BoolVar(&o.Alter, "alter", false, "Alter the configuration for the entity.")
 	f.BoolVar(&o.All, "all", false, "List all configs for the given topic or broker, including static configuration and defaults.")
