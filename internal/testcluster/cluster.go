@@ -40,6 +40,11 @@ type Options struct {
 	// listener.security.protocol.map; Config supplies their security keys
 	// (and inter.broker.listener.name, if not PLAINTEXT).
 	Listeners []Listener
+	// BeforeBrokers, if set, runs once ZooKeeper is up and before any broker
+	// starts: tests seed znodes there (e.g. the brokers' own SCRAM
+	// credentials, which Kafka operators create with kafka-configs
+	// --zookeeper before the first start).
+	BeforeBrokers func(zk *ZooKeeper)
 }
 
 // Listener is an extra listener of every broker.
@@ -124,6 +129,9 @@ func Start(t testing.TB, opt Options) *Cluster {
 	c := &Cluster{t: t}
 	if opt.ZooKeeper {
 		c.ZK = StartZooKeeper(t)
+		if opt.BeforeBrokers != nil {
+			opt.BeforeBrokers(c.ZK)
+		}
 	}
 	bin := Binary(t)
 	for i := 0; i < opt.Brokers; i++ {
