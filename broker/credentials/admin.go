@@ -305,18 +305,16 @@ func (s *Store) describeOne(ctx context.Context, user string) (Description, bool
 	if err != nil {
 		return Description{}, false, err
 	}
+	good, bad := credentialsOf(cfg)
+	for _, err := range bad {
+		msg := err.Error()
+		return Description{User: user, Code: kerr.UnknownServerError.Code, Message: &msg}, true, nil
+	}
 	d := Description{User: user}
 	for _, m := range sasl.ScramMechanisms {
-		v, ok := cfg[m.Name]
-		if !ok {
-			continue
+		if c, ok := good[m.Name]; ok {
+			d.Infos = append(d.Infos, CredentialInfo{Mechanism: m.Code, Iterations: int32(c.Iterations)})
 		}
-		c, err := sasl.ParseCredential(v)
-		if err != nil {
-			msg := err.Error()
-			return Description{User: user, Code: kerr.UnknownServerError.Code, Message: &msg}, true, nil
-		}
-		d.Infos = append(d.Infos, CredentialInfo{Mechanism: m.Code, Iterations: int32(c.Iterations)})
 	}
 	return d, len(d.Infos) > 0, nil
 }

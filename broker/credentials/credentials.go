@@ -85,18 +85,9 @@ func (s *Store) Refresh(ctx context.Context, sanitized string) error {
 	if err != nil {
 		return err
 	}
-	creds := map[string]sasl.ScramCredential{}
-	for _, m := range sasl.ScramMechanisms {
-		v, ok := cfg[m.Name]
-		if !ok {
-			continue
-		}
-		c, err := sasl.ParseCredential(v)
-		if err != nil {
-			s.log.Warn("credentials: ignoring an unreadable SCRAM credential", "user", user, "mechanism", m.Name, "err", err)
-			continue
-		}
-		creds[m.Name] = c
+	creds, bad := credentialsOf(cfg)
+	for mech, err := range bad {
+		s.log.Warn("credentials: ignoring an unreadable SCRAM credential", "user", user, "mechanism", mech, "err", err)
 	}
 	s.mu.Lock()
 	if len(creds) == 0 {
@@ -106,6 +97,25 @@ func (s *Store) Refresh(ctx context.Context, sanitized string) error {
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// credentialsOf parses the SCRAM credentials of a user's config by
+// mechanism; bad holds the ones that do not parse.
+func credentialsOf(cfg map[string]string) (good map[string]sasl.ScramCredential, bad map[string]error) {
+	good, bad = map[string]sasl.ScramCredential{}, map[string]error{}
+	for _, m := range sasl.ScramMechanisms {
+		v, ok := cfg[m.Name]
+		if !ok {
+			continue
+		}
+		c, err := sasl.ParseCredential(v)
+		if err != nil {
+			bad[m.Name] = err
+			continue
+		}
+		good[m.Name] = c
+	}
+	return good, bad
 }
 
 func containsSlash(s string) bool {
