@@ -12,7 +12,7 @@ import (
 // The transaction and client-quota APIs check Kafka 2.8's ACLs: Write on
 // the transactional id (then Write/Read on topics, Read on the group),
 // Describe on the id for describe and list, DescribeConfigs/AlterConfigs on
-// the cluster for quotas. A refused request changes nothing.
+// the cluster for quotas, Describe/Alter on the cluster for SCRAM users. A refused request changes nothing.
 func TestAuthorizedTransactionsAndQuotas(t *testing.T) {
 	b := authzBroker(t, nil)
 	createTopicsAs(t, b, superUser, "t1", "t2")
@@ -88,6 +88,17 @@ func TestAuthorizedTransactionsAndQuotas(t *testing.T) {
 	dr := serveAs(t, b, bob, desc).(*kmsg.DescribeTransactionsResponse)
 	if len(dr.TransactionStates) != 1 || dr.TransactionStates[0].ErrorCode != kerr.TransactionalIDAuthorizationFailed.Code {
 		t.Errorf("bob describes tx: %+v", dr.TransactionStates)
+	}
+
+	ds := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest()
+	wantErr(t, "alice describes SCRAM users", kerr.ErrorForCode(serveAs(t, b, alice, ds).(*kmsg.DescribeUserSCRAMCredentialsResponse).ErrorCode), kerr.ClusterAuthorizationFailed)
+	as := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
+	up := kmsg.NewAlterUserSCRAMCredentialsRequestUpsertion()
+	up.Name, up.Mechanism, up.Iterations, up.Salt, up.SaltedPassword = "mallory", 1, 4096, []byte("salt"), make([]byte, 32)
+	as.Upsertions = append(as.Upsertions, up)
+	asr := serveAs(t, b, alice, as).(*kmsg.AlterUserSCRAMCredentialsResponse)
+	if len(asr.Results) != 1 || asr.Results[0].ErrorCode != kerr.ClusterAuthorizationFailed.Code {
+		t.Errorf("alice alters SCRAM users: %+v", asr.Results)
 	}
 
 	dq := kmsg.NewPtrDescribeClientQuotasRequest()

@@ -21,6 +21,7 @@ import (
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
+	"kafgo/broker/credentials"
 	"kafgo/broker/group"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
@@ -54,6 +55,8 @@ type Broker struct {
 	api       *api.Server
 	net       *wire.Server
 	ib        *interBroker
+	dialer    *wire.Dialer // inter-broker listener's security
+	creds     atomic.Pointer[credentials.Store]
 	cc        *controllerClient
 	adminHTTP *admin.Server
 
@@ -123,6 +126,11 @@ func (b *Broker) Start(ctx context.Context) error {
 		b.wg.Add(1)
 		go func() { defer b.wg.Done(); b.authz.Follow(runCtx) }()
 	}
+	creds := credentials.New(store, b.log)
+	if err := creds.Load(ctx); err != nil {
+		return err
+	}
+	b.creds.Store(creds)
 	b.admin = &controller.Admin{Store: store}
 	b.topics = newTopicConfigs(b.admin, store, b.Config, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
@@ -171,6 +179,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		},
 		Controller:           b.cc,
 		InterBrokerListener:  listener,
+		Dialer:               b.dialer,
 		ReplicaLagTimeMax:    time.Duration(cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
 		FetchMaxBytes:        cfg.ReplicaFetchMaxBytes,
 		FetchMinBytes:        cfg.ReplicaFetchMinBytes,
@@ -203,9 +212,10 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.topics.onBroker = b.reloadBrokerConfig
 	b.quotas = b.newClientQuotas(cfg)
 	b.topics.onQuota = b.reloadClientQuota
+	b.topics.onUser = b.reloadUser
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
-	b.ib = newInterBroker(cfg.BrokerID, b.api)
+	b.ib = newInterBroker(cfg.BrokerID, b.api, b.dialer)
 	b.cc.ib = b.ib
 	b.ctl.SetSender(b.ib)
 
@@ -243,9 +253,16 @@ func (b *Broker) Start(ctx context.Context) error {
 // bind binds the Kafka listeners and the admin endpoint without serving
 // them yet, and advertises the bound ports where port 0 was asked for.
 func (b *Broker) bind(cfg *config.Broker) error {
+	sc, err := b.serverConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if b.dialer, err = interBrokerDialer(cfg); err != nil {
+		return err
+	}
 	// The handler is reached through b.api, set before the listeners
 	// start accepting.
-	b.net = wire.NewServer(b.serverConfig(cfg), wire.HandlerFunc(func(req *wire.Request) wire.Pending { return b.api.Serve(req) }))
+	b.net = wire.NewServer(sc, wire.HandlerFunc(func(req *wire.Request) wire.Pending { return b.api.Serve(req) }))
 	if err := b.net.Listen(); err != nil {
 		return err
 	}
@@ -276,7 +293,7 @@ func (b *Broker) topicDefaults() config.Topic {
 	return t
 }
 
-func (b *Broker) serverConfig(cfg *config.Broker) wire.ServerConfig {
+func (b *Broker) serverConfig(cfg *config.Broker) (wire.ServerConfig, error) {
 	sc := wire.ServerConfig{
 		MaxRequestSize:  cfg.SocketRequestMaxBytes,
 		IdleTimeout:     time.Duration(cfg.ConnectionsMaxIdleMs) * time.Millisecond,
@@ -285,9 +302,13 @@ func (b *Broker) serverConfig(cfg *config.Broker) wire.ServerConfig {
 		Logger:          b.log,
 	}
 	for _, l := range cfg.Listeners {
-		sc.Listeners = append(sc.Listeners, wire.ListenerConfig{Name: l.Name, Addr: l.Addr()})
+		lc, err := b.listenerConfig(cfg, l, &b.creds)
+		if err != nil {
+			return sc, err
+		}
+		sc.Listeners = append(sc.Listeners, lc)
 	}
-	return sc
+	return sc, nil
 }
 
 // fillAdvertisedPorts replaces advertised port 0 with the bound port, so
@@ -511,6 +532,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Authorizer:          b.authz,
 		Logger:              b.log,
 		ClientQuotas:        b.quotas,
+		Credentials:         b.creds.Load(),
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
 		AlterBrokerConfig:   b.alterBrokerConfig,
@@ -573,6 +595,16 @@ func (b *Broker) reloadBrokerConfig(entity string) {
 	// Topic defaults may have changed with it.
 	for _, p := range b.replicas.Partitions() {
 		b.replicas.UpdateTopicConfig(p.TopicPartition().Topic)
+	}
+}
+
+// reloadUser refreshes a user's SCRAM credentials after a change
+// notification (entity is the sanitized user name).
+func (b *Broker) reloadUser(entity string) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	defer cancel()
+	if err := b.creds.Load().Refresh(ctx, entity); err != nil {
+		b.log.Warn("cannot reload user credentials", "user", entity, "err", err)
 	}
 }
 

@@ -23,13 +23,14 @@ type interBroker struct {
 	self     int32
 	clientID string
 	local    *api.Server
+	dialer   *wire.Dialer // the inter-broker listener's TLS/SASL
 
 	mu      sync.Mutex
 	clients map[string]*wire.Client // by address
 }
 
-func newInterBroker(self int32, local *api.Server) *interBroker {
-	return &interBroker{self: self, clientID: fmt.Sprintf("broker-%d", self), local: local, clients: map[string]*wire.Client{}}
+func newInterBroker(self int32, local *api.Server, dialer *wire.Dialer) *interBroker {
+	return &interBroker{self: self, clientID: fmt.Sprintf("broker-%d", self), local: local, dialer: dialer, clients: map[string]*wire.Client{}}
 }
 
 // Send implements controller.Sender.
@@ -49,7 +50,7 @@ func (ib *interBroker) remote(ctx context.Context, addr string, req kmsg.Request
 	ib.mu.Unlock()
 	if !ok {
 		var err error
-		c, err = wire.Dial(ctx, addr, ib.clientID)
+		c, err = ib.dialer.Dial(ctx, addr, ib.clientID)
 		if err != nil {
 			return nil, err
 		}

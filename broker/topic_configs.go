@@ -36,6 +36,7 @@ type topicConfigs struct {
 	log      *slog.Logger
 	onTopic  func(topic string)  // a kept topic's config changed
 	onBroker func(entity string) // a broker's dynamic config changed
+	onUser   func(entity string) // a user's config (SCRAM credentials) changed; entity is sanitized
 
 	// onQuota: a user's or client id's config changed (client quotas).
 	onQuota func(entityType, entity string)
@@ -249,6 +250,11 @@ func (tc *topicConfigs) process(ctx context.Context, children []string) {
 		case znode.ConfigTypeUser, znode.ConfigTypeClient:
 			if tc.onQuota != nil {
 				tc.onQuota(typ, entity)
+			}
+			// A user's own znode also holds its SCRAM credentials; a
+			// user's client-id entity ("alice/clients/c1") does not.
+			if typ == znode.ConfigTypeUser && !strings.Contains(entity, "/") && tc.onUser != nil {
+				tc.onUser(entity)
 			}
 		}
 	}

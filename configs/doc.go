@@ -28,6 +28,14 @@
 //     for user alice." or "Completed updating default config for clients
 //     in the cluster.".
 //
+// Users also hold SCRAM credentials (scram.go): --add-config
+// 'SCRAM-SHA-256=[iterations=8192,password=p]' salts the password on the
+// client and sends AlterUserScramCredentials, --delete-config SCRAM-SHA-256
+// removes it, and --describe of users adds "SCRAM credential configs for
+// user-principal 'alice' are SCRAM-SHA-256=iterations=8192,
+// SCRAM-SHA-512=iterations=4096" from DescribeUserScramCredentials, as
+// kafka-configs does with --bootstrap-server.
+//
 // Other entity types (ips, broker-loggers, client-metrics, groups) are
 // refused with a message: kafgo has no IP quotas, loggers or client
 // metrics to configure.

@@ -87,3 +87,29 @@ func TestShortcuts(t *testing.T) {
 		t.Fatalf("deleteKeys %v", got)
 	}
 }
+
+func TestParseScramCredential(t *testing.T) {
+	for _, tc := range []struct {
+		value      string
+		iterations int32
+		password   string
+		err        string
+	}{
+		{"iterations=8192,password=x", 8192, "x", ""},
+		{"password=a,b=c", 4096, "a,b=c", ""},
+		{"iterations=-1,password=p", 4096, "p", ""},
+		{"iterations=100,password=p", 0, "", "Iterations 100 is less than the minimum 4096 required for SCRAM-SHA-256"},
+		{"pass=x", 0, "", "Invalid credential property SCRAM-SHA-256=pass=x"},
+	} {
+		it, pw, err := parseScramCredential("SCRAM-SHA-256", tc.value)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: err %v, want %q", tc.value, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || it != tc.iterations || pw != tc.password {
+			t.Errorf("%q: %d %q %v", tc.value, it, pw, err)
+		}
+	}
+}

@@ -196,6 +196,21 @@ func describeClientQuotas(ctx context.Context, cl *kgo.Client, o Options, out io
 	return nil
 }
 
+// userOptions is o as the SCRAM calls see it: one user entity, by name or
+// the default.
+func userOptions(o Options) Options {
+	u := o
+	u.EntityType, u.EntityName, u.NameSet, u.EntityDefault = EntityUsers, "", false, false
+	if names := o.names(); len(names) > 0 {
+		if names[0] == "" {
+			u.EntityDefault = true
+		} else {
+			u.EntityName, u.NameSet = names[0], true
+		}
+	}
+	return u
+}
+
 // scalaSet and scalaList print names as Kafka's error messages do.
 func scalaSet(keys []string) string  { return "Set(" + strings.Join(keys, ", ") + ")" }
 func scalaList(keys []string) string { return "List(" + strings.Join(keys, ", ") + ")" }
@@ -247,7 +262,7 @@ func alterClientQuotas(ctx context.Context, cl *kgo.Client, o Options, out io.Wr
 			if len(addQuota)+len(delQuota) > 0 {
 				return fmt.Errorf("Cannot alter both quota and SCRAM credential configs simultaneously for '%s' using --bootstrap-server.", EntityUsers)
 			}
-			return errors.New("SCRAM credentials cannot be altered by this kafgo build")
+			return alterUser(ctx, cl, userOptions(o), add, order, del, out)
 		}
 	}
 

@@ -35,7 +35,12 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, args []string, out io.W
 	var err error
 	switch {
 	case o.isQuota() && o.Describe:
+		// Users print their quotas, then their SCRAM credentials, as
+		// kafka-configs does.
 		err = describeClientQuotas(ctx, cl, o, out)
+		if types := o.types(); err == nil && len(types) == 1 && types[0] == EntityUsers {
+			err = describeUsers(ctx, cl, userOptions(o), out)
+		}
 	case o.isQuota():
 		err = alterClientQuotas(ctx, cl, o, out)
 	case o.Describe:
@@ -220,6 +225,9 @@ func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error 
 		if _, both := add[k]; both {
 			return fmt.Errorf("Invalid config(s): %s: set and deleted in one command", k)
 		}
+	}
+	if o.EntityType == EntityUsers {
+		return alterUser(ctx, cl, o, add, order, del, out)
 	}
 	name := o.EntityName
 	if o.EntityDefault {

@@ -10,6 +10,7 @@ import (
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
+	"kafgo/broker/credentials"
 	"kafgo/broker/group"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
@@ -35,6 +36,8 @@ type Deps struct {
 	Authorizer *acl.Authorizer
 	// ClientQuotas enforces client quotas; nil charges nobody.
 	ClientQuotas *clientquota.Manager
+	// Credentials holds the users' SCRAM credentials (/config/users).
+	Credentials *credentials.Store
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker

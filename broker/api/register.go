@@ -40,6 +40,10 @@ func (s *Server) registerAll() {
 	s.register(kmsg.NewPtrDeleteACLsRequest(), 0, 2, s.handleDeleteACLs)
 	s.register(kmsg.NewPtrDescribeClientQuotasRequest(), 0, 1, s.handleDescribeClientQuotas)
 	s.register(kmsg.NewPtrAlterClientQuotasRequest(), 0, 1, s.handleAlterClientQuotas)
+	s.register(kmsg.NewPtrSASLHandshakeRequest(), 0, 1, s.handleSaslHandshake)
+	s.register(kmsg.NewPtrSASLAuthenticateRequest(), 0, 2, s.handleSaslAuthenticate)
+	s.register(kmsg.NewPtrDescribeUserSCRAMCredentialsRequest(), 0, 0, s.handleDescribeUserScramCredentials)
+	s.register(kmsg.NewPtrAlterUserSCRAMCredentialsRequest(), 0, 0, s.handleAlterUserScramCredentials)
 	s.registerGroupAPIs()
 	s.registerTxnAPIs()
 }

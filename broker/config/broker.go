@@ -225,7 +225,7 @@ func (l *layers) lookup(name string) (v string, src Source, ok bool) {
 	if v, ok := l.static[name]; ok {
 		return v, StaticBrokerConfig, true
 	}
-	d := brokerIndex[name]
+	d, _ := lookupDef(name)
 	if d == nil || d.Nullable {
 		return "", DefaultConfig, false
 	}
@@ -264,7 +264,7 @@ func parseStatic(values map[string]string, origins map[string]origin, prior []*E
 	for _, k := range keys {
 		v := values[k]
 		o := origins[k]
-		d, ok := brokerIndex[k]
+		d, ok := lookupDef(k)
 		if !ok {
 			errs = append(errs, o.apply(unknownKeyError(k, v, brokerIndex)))
 			continue
@@ -306,7 +306,7 @@ func (b *Broker) Embedded() bool { return b.ZooKeeperConnect == "" }
 // Get returns the effective raw value of a broker key and its source; ok
 // is false for an unknown key or a nullable key that is unset.
 func (b *Broker) Get(name string) (value string, src Source, ok bool) {
-	if _, known := brokerIndex[name]; !known {
+	if _, known := lookupDef(name); !known {
 		return "", SourceUnknown, false
 	}
 	if name == "broker.id" {

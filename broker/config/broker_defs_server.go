@@ -78,11 +78,11 @@ var socketDefs = []Def{
 	{Name: "advertised.listeners", Type: TypeString, Nullable: true, csv: true, checks: []check{listenerList},
 		Doc: "Addresses given to clients in metadata, NAME://host:port. Unset: the listeners, an empty host replaced by this machine's host name."},
 	{Name: "listener.security.protocol.map", Type: TypeString, Default: "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL", csv: true, kv: true, checks: []check{protocolMap},
-		Doc: "Listener name to security protocol, NAME:PROTOCOL comma list. Only PLAINTEXT listeners are supported."},
+		Doc: "Listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL), NAME:PROTOCOL comma list."},
 	{Name: "inter.broker.listener.name", Type: TypeString, Nullable: true,
 		Doc: "Listener other brokers and the controller connect to. Unset: the listener named after security.inter.broker.protocol."},
 	{Name: "security.inter.broker.protocol", Type: TypeString, Default: "PLAINTEXT", checks: []check{oneOf("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")},
-		Doc: "Security protocol between brokers; only PLAINTEXT is supported. Set this or inter.broker.listener.name, not both."},
+		Doc: "Security protocol between brokers: the inter-broker listener is the one named like it. Set this or inter.broker.listener.name, not both."},
 	{Name: "socket.send.buffer.bytes", Type: TypeInt, Default: "102400", checks: []check{atLeast(-1), notZero},
 		Doc: "SO_SNDBUF of client sockets; -1 keeps the OS default."},
 	{Name: "socket.receive.buffer.bytes", Type: TypeInt, Default: "102400", checks: []check{atLeast(-1), notZero},
@@ -105,19 +105,4 @@ var socketDefs = []Def{
 		Doc: "Most bytes one Fetch response returns."},
 	{Name: "max.incremental.fetch.session.cache.slots", Type: TypeInt, Default: "1000", checks: []check{atLeast(0)},
 		Doc: "Incremental fetch sessions (KIP-227) kept per broker."},
-
-	// TLS material is accepted so a server.properties that defines it but
-	// runs only PLAINTEXT listeners loads unchanged; SSL listeners themselves
-	// are refused by listener validation.
-	{Name: "ssl.keystore.type", Type: TypeString, Default: "JKS", Doc: "Key store format; unused (no SSL listeners)."},
-	{Name: "ssl.keystore.location", Type: TypeString, Nullable: true, Doc: "Key store path; unused (no SSL listeners)."},
-	{Name: "ssl.keystore.password", Type: TypePassword, Nullable: true, Sensitive: true, Doc: "Key store password; unused (no SSL listeners)."},
-	{Name: "ssl.key.password", Type: TypePassword, Nullable: true, Sensitive: true, Doc: "Private key password; unused (no SSL listeners)."},
-	{Name: "ssl.truststore.type", Type: TypeString, Default: "JKS", Doc: "Trust store format; unused (no SSL listeners)."},
-	{Name: "ssl.truststore.location", Type: TypeString, Nullable: true, Doc: "Trust store path; unused (no SSL listeners)."},
-	{Name: "ssl.truststore.password", Type: TypePassword, Nullable: true, Sensitive: true, Doc: "Trust store password; unused (no SSL listeners)."},
-	{Name: "ssl.client.auth", Type: TypeString, Default: "none", checks: []check{oneOf("required", "requested", "none")},
-		Doc: "Client certificate requirement; unused (no SSL listeners)."},
-	{Name: "ssl.endpoint.identification.algorithm", Type: TypeString, Default: "https",
-		Doc: "Host name verification algorithm; unused (no SSL listeners)."},
 }

@@ -64,7 +64,7 @@ func init() {
 	// that turns them into BrokerDefs, so order (and hence flag help and
 	// describe output) never depends on file initialisation order.
 	BrokerDefs = nil
-	for _, group := range [][]Def{serverDefs, socketDefs, logDefs, replicationDefs, quotaDefs, coordinatorDefs} {
+	for _, group := range [][]Def{serverDefs, socketDefs, securityDefs, logDefs, replicationDefs, quotaDefs, coordinatorDefs} {
 		BrokerDefs = append(BrokerDefs, group...)
 	}
 	for i := range BrokerDefs {
@@ -97,9 +97,10 @@ func BrokerNames() []string {
 	return names
 }
 
-// LookupDef returns the definition of a broker key.
+// LookupDef returns the definition of a broker key, including listener
+// overrides (listener.name.<listener>.<key>).
 func LookupDef(name string) (Def, bool) {
-	d, ok := brokerIndex[name]
+	d, ok := lookupDef(name)
 	if !ok {
 		return Def{}, false
 	}

@@ -53,9 +53,20 @@
 //     generates one above reserved.broker.max.id, as Kafka does, and sets
 //     BrokerID (or refuses, when broker.id.generation.enable is false, which
 //     Load already checks).
-//   - Listeners: only PLAINTEXT. A listener mapped to SSL, SASL_PLAINTEXT or
-//     SASL_SSL is refused, saying so; TLS keys themselves are accepted and
-//     unused, so an existing server.properties loads.
+//   - Security: listeners map to PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL,
+//     several at once. TLS material is PEM only (KIP-651; JKS and PKCS12
+//     files are refused with advice to convert), SASL mechanisms are PLAIN,
+//     SCRAM-SHA-256 and SCRAM-SHA-512 (GSSAPI, Kafka's default, and
+//     OAUTHBEARER are refused when a SASL listener would use them). Every
+//     ssl.* key, sasl.enabled.mechanisms, sasl.server.max.receive.size and
+//     connections.max.reauth.ms may be overridden per listener as
+//     listener.name.<listener in lower case>.<key>; sasl.jaas.config and
+//     connections.max.reauth.ms per listener and mechanism as
+//     listener.name.<listener>.<mechanism in lower case>.<key>. Problems
+//     (a TLS listener without a key store, PLAIN without users, an
+//     inter-broker mechanism the inter-broker listener does not enable) are
+//     refused at start-up naming the key. Files are read when the broker
+//     starts, not here.
 //   - Advertised listeners with an empty host advertise os.Hostname(), as
 //     Kafka advertises the local host name, or 127.0.0.1 if the OS cannot
 //     name itself. 0.0.0.0 (and ::) are refused as advertised hosts, so
@@ -88,6 +99,26 @@
 //     settable only dynamically (IncrementalAlterConfigs, as
 //     kafka-reassign-partitions --throttle does). A static value is a
 //     starting rate; dynamic values win over it as for any dynamic key.
+//
+// # SASL users
+//
+// PLAIN users come from the listener's JAAS config, in Kafka's form:
+//
+//	listener.name.sasl_ssl.plain.sasl.jaas.config: >-
+//	  org.apache.kafka.common.security.plain.PlainLoginModule required
+//	  username="admin" password="admin-secret"
+//	  user_admin="admin-secret" user_alice="alice-secret";
+//
+// Each user_<name>="<password>" option defines a user. username and
+// password are the broker's own credentials, used when this is the
+// inter-broker listener and sasl.mechanism.inter.broker.protocol is PLAIN.
+// SCRAM users live in the metadata store (/config/users, written by kafgo
+// configs --entity-type users or AlterUserScramCredentials);
+// listener.name.<l>.scram-sha-512.sasl.jaas.config
+// (org.apache.kafka.common.security.scram.ScramLoginModule required
+// username="..." password="...";) only holds the broker's own inter-broker
+// credentials. A static JAAS file (java.security.auth.login.config) is not
+// read.
 //
 // # Errors
 //

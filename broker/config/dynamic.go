@@ -36,7 +36,7 @@ func (b *Broker) ResetClusterDefault(name string) error {
 }
 
 func (b *Broker) update(name, value string, clusterDefault, remove bool) error {
-	d, ok := brokerIndex[name]
+	d, ok := lookupDef(name)
 	if !ok {
 		return unknownKeyError(name, value, brokerIndex)
 	}

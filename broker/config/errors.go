@@ -67,7 +67,7 @@ func (o origin) apply(e *Error) *Error {
 // keyError builds an *Error for key=value, hiding the value of sensitive
 // keys so a password never reaches a log line.
 func keyError(key, value string, err error) *Error {
-	if d, ok := brokerIndex[key]; ok && d.Sensitive {
+	if d, ok := lookupDef(key); ok && d.Sensitive {
 		value = hidden
 	}
 	return &Error{Key: key, Value: value, Err: err}
@@ -125,8 +125,8 @@ func unknownKeyError(key, value string, known map[string]*Def) *Error {
 	if hint, ok := removedKeys[key]; ok {
 		return &Error{Key: key, Value: value, Err: fmt.Errorf("%w: %s", ErrUnknownKey, hint)}
 	}
-	if strings.HasPrefix(key, "listener.name.") {
-		return &Error{Key: key, Value: value, Err: fmt.Errorf("%w: per-listener overrides (listener.name.<name>.*) are not supported", ErrUnknownKey)}
+	if strings.HasPrefix(key, listenerPrefix) {
+		return &Error{Key: key, Value: value, Err: fmt.Errorf("%w: a listener override is listener.name.<listener in lower case>.<key>, for the ssl.*, sasl.enabled.mechanisms, sasl.server.max.receive.size and connections.max.reauth.ms keys, or listener.name.<listener>.<mechanism in lower case>.sasl.jaas.config", ErrUnknownKey)}
 	}
 	if s := suggest(key, known); s != "" {
 		return &Error{Key: key, Value: value, Err: fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)}

@@ -98,7 +98,7 @@ func (f *FlagValues) Overrides() (map[string]string, error) {
 			errs = append(errs, &Error{Key: kv, Value: "", Origin: origin, Err: fmt.Errorf("%w: expected key=value", ErrInvalidValue)})
 			continue
 		}
-		if _, known := brokerIndex[k]; !known {
+		if _, known := lookupDef(k); !known {
 			e := unknownKeyError(k, v, brokerIndex)
 			e.Origin = origin
 			errs = append(errs, e)
@@ -114,7 +114,8 @@ func (f *FlagValues) Overrides() (map[string]string, error) {
 		from[k] = origin + " " + k
 	}
 	for k, v := range out {
-		if err := brokerIndex[k].Validate(v); err != nil {
+		d, _ := lookupDef(k)
+		if err := d.Validate(v); err != nil {
 			e := err.(*Error)
 			if strings.HasPrefix(from[k], "--"+OverrideFlag) {
 				e.Origin = "--" + OverrideFlag

@@ -28,7 +28,7 @@ func (l Listener) Addr() string {
 	return net.JoinHostPort(l.Host, strconv.Itoa(l.Port))
 }
 
-// The security protocols Kafka knows; only PLAINTEXT is implemented.
+// The security protocols Kafka knows.
 var securityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
 
 // hostname names this machine for advertised listeners whose host is
@@ -208,7 +208,7 @@ func listenerNames(ls []Listener) string {
 
 // resolveListeners derives Listeners, AdvertisedListeners, the protocol map
 // and the inter-broker listener, applying Kafka's rules (KafkaConfig
-// validateValues) plus kafgo's PLAINTEXT-only restriction.
+// validateValues); resolveSecurity then checks each listener's security.
 func (r *resolver) resolveListeners(b *Broker) {
 	var err error
 	protoRaw := r.str("listener.security.protocol.map")
@@ -222,13 +222,8 @@ func (r *resolver) resolveListeners(b *Broker) {
 		return
 	}
 	for _, l := range b.Listeners {
-		proto, ok := b.ListenerSecurityProtocolMap[l.Name]
-		if !ok {
+		if _, ok := b.ListenerSecurityProtocolMap[l.Name]; !ok {
 			r.fail("listeners", lraw, fmt.Errorf("%w: no security protocol defined for listener %s in listener.security.protocol.map", ErrInvalidValue, l.Name))
-			return
-		}
-		if proto != "PLAINTEXT" {
-			r.fail("listeners", lraw, fmt.Errorf("%w: listener %s uses security protocol %s; only PLAINTEXT listeners are supported (SSL and SASL are not)", ErrUnsupported, l.Name, proto))
 			return
 		}
 	}
@@ -278,10 +273,6 @@ func (r *resolver) resolveListeners(b *Broker) {
 			return
 		}
 	default:
-		if ibProto != "PLAINTEXT" {
-			r.fail("security.inter.broker.protocol", ibProto, fmt.Errorf("%w: only PLAINTEXT is supported between brokers", ErrUnsupported))
-			return
-		}
 		b.InterBrokerListenerName = ibProto
 	}
 	for _, l := range b.AdvertisedListeners {

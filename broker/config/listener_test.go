@@ -62,11 +62,11 @@ func TestListenerErrors(t *testing.T) {
 		{"duplicate port", map[string]string{
 			"listeners": "A://:9092,B://:9092", "listener.security.protocol.map": "A:PLAINTEXT,B:PLAINTEXT", "inter.broker.listener.name": "A"},
 			"listeners", "port 9092", ErrInvalidValue},
-		{"SSL refused", map[string]string{"listeners": "PLAINTEXT://:9092,SSL://:9093"}, "listeners", "SSL and SASL are not", ErrUnsupported},
-		{"SASL refused", map[string]string{"listeners": "SASL_PLAINTEXT://:9092", "inter.broker.listener.name": "SASL_PLAINTEXT"}, "listeners", "SASL_PLAINTEXT", ErrUnsupported},
-		{"mapped name to SSL", map[string]string{
+		{"SSL without a key store", map[string]string{"listeners": "PLAINTEXT://:9092,SSL://:9093"}, "listener.name.ssl.ssl.keystore.location", "needs a key store", ErrInvalidValue},
+		{"SASL with GSSAPI", map[string]string{"listeners": "SASL_PLAINTEXT://:9092", "inter.broker.listener.name": "SASL_PLAINTEXT"}, "sasl.enabled.mechanisms", "GSSAPI/Kerberos", ErrUnsupported},
+		{"mapped name to SSL without a key store", map[string]string{
 			"listeners": "PLAINTEXT://:9092,CLIENT://:9093", "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CLIENT:SSL"},
-			"listeners", "CLIENT uses security protocol SSL", ErrUnsupported},
+			"listener.name.client.ssl.keystore.location", "listener CLIENT uses SSL", ErrInvalidValue},
 		{"unmapped name", map[string]string{"listeners": "PLAINTEXT://:9092,CLIENT://:9093"}, "listeners", "no security protocol defined for listener CLIENT", ErrInvalidValue},
 		{"unknown protocol", map[string]string{"listener.security.protocol.map": "PLAINTEXT:TLS"}, "listener.security.protocol.map", "unknown security protocol TLS", ErrInvalidValue},
 		{"bad map entry", map[string]string{"listener.security.protocol.map": "PLAINTEXT"}, "listener.security.protocol.map", "LISTENER_NAME:PROTOCOL", ErrInvalidValue},
@@ -85,7 +85,7 @@ func TestListenerErrors(t *testing.T) {
 		{"both inter-broker settings", map[string]string{
 			"inter.broker.listener.name": "PLAINTEXT", "security.inter.broker.protocol": "PLAINTEXT"},
 			"inter.broker.listener.name", "only one of", ErrInvalidValue},
-		{"inter-broker SSL", map[string]string{"security.inter.broker.protocol": "SSL"}, "security.inter.broker.protocol", "only PLAINTEXT", ErrUnsupported},
+		{"inter-broker SSL without an SSL listener", map[string]string{"security.inter.broker.protocol": "SSL"}, "security.inter.broker.protocol", "must be one of the advertised listeners", ErrInvalidValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -204,6 +204,9 @@ func resolve(l *layers) (*Broker, error) {
 	if len(r.errs) == 0 {
 		r.crossChecks(b)
 	}
+	if len(r.errs) == 0 {
+		r.resolveSecurity(b)
+	}
 	if err := joinErrors(r.errs); err != nil {
 		return nil, err
 	}

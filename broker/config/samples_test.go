@@ -49,6 +49,19 @@ func TestSampleFiles(t *testing.T) {
 				t.Errorf("advertised %v", b.AdvertisedListeners)
 			}
 		}},
+		{"../../examples/secure.yaml", func(t *testing.T, b *Broker) {
+			ss, err := b.Security("SASL_SSL")
+			if err != nil || !ss.TLS || ss.PlainUsers["admin"] != "admin-secret" || len(ss.Mechanisms) != 3 || ss.ReauthMs["SCRAM-SHA-512"] != 3600000 {
+				t.Errorf("SASL_SSL %+v %v", ss, err)
+			}
+			ssl, err := b.Security("SSL")
+			if err != nil || ssl.SSL.ClientAuth != "required" || !ssl.SSL.HasKeyPassword {
+				t.Errorf("SSL %+v %v", ssl.SSL, err)
+			}
+			if name, err := ssl.PrincipalMapper.Name("CN=alice,OU=eng"); err != nil || name != "alice" {
+				t.Errorf("mapping %q %v", name, err)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

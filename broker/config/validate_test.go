@@ -92,7 +92,9 @@ func TestValidationNamesKey(t *testing.T) {
 		{"log.segmnt.bytes", "1", nil, ErrUnknownKey},
 		{"host.name", "localhost", nil, ErrUnknownKey},
 		{"process.roles", "broker", nil, ErrUnknownKey},
-		{"listener.name.plaintext.ssl.keystore.location", "/x", nil, ErrUnknownKey},
+		{"listener.name.plaintext.log.retention.ms", "1", nil, ErrUnknownKey},
+		{"listener.name.PLAINTEXT.ssl.keystore.location", "/x", nil, ErrUnknownKey},
+		{"listener.name.plaintext.ssl.client.auth", "sometimes", nil, ErrInvalidValue},
 
 		// Rules spanning keys.
 		{"broker.id", "1001", nil, ErrInvalidValue},

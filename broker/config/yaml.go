@@ -178,14 +178,14 @@ func (f *flattener) mapping(prefix string, n *yaml.Node, depth int) {
 // isKV reports keys whose value may be written as a YAML mapping
 // (listener.security.protocol.map: {PLAINTEXT: PLAINTEXT}).
 func (f *flattener) isKV(key string) bool {
-	d, ok := brokerIndex[key]
+	d, ok := lookupDef(key)
 	return ok && d.kv
 }
 
 // value renders a leaf node as its server.properties string; ok is false
 // for null (key left unset) or a refused shape.
 func (f *flattener) value(key string, v *yaml.Node) (string, bool) {
-	d := brokerIndex[key] // nil for unknown keys: Parse names them later
+	d, _ := lookupDef(key) // nil for unknown keys: Parse names them later
 	switch v.Kind {
 	case yaml.ScalarNode:
 		if v.Tag == "!!null" {

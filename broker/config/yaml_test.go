@@ -86,7 +86,7 @@ func TestYAMLErrors(t *testing.T) {
 		{"nested list item", "log.dirs: [[/a]]\n", "log.dirs", 1, "plain values", ErrInvalidValue},
 		{"merge key", "base: &b {num.partitions: 2}\n<<: *b\n", "<<", 2, "merge keys", ErrInvalidValue},
 		{"cross-key rule keeps the line", "replica.lag.time.max.ms: 30000\nreplica.fetch.wait.max.ms: 40000\n", "replica.fetch.wait.max.ms", 2, "replica.socket.timeout.ms", ErrInvalidValue},
-		{"listener rule keeps the line", "broker.id: 0\nlisteners: SSL://:9093\n", "listeners", 2, "only PLAINTEXT", ErrUnsupported},
+		{"listener rule keeps the line", "broker.id: 0\nlisteners: PLAINTEXT://:9092,CLIENT://:9093\n", "listeners", 2, "no security protocol defined for listener CLIENT", ErrInvalidValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -256,7 +256,7 @@ func (f *fetcher) dial() (*wire.Client, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), f.m.cfg.RequestTimeout)
 	defer cancel()
-	return wire.Dial(ctx, addr, fmt.Sprintf("broker-%d-fetcher-%d", f.m.brokerID, f.key.id))
+	return f.m.cfg.Dialer.Dial(ctx, addr, fmt.Sprintf("broker-%d-fetcher-%d", f.m.brokerID, f.key.id))
 }
 
 // plan sorts the partitions by what they need next. It returns copies of

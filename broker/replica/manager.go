@@ -15,6 +15,7 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
+	"kafgo/broker/wire"
 )
 
 // ControllerClient sends this broker's requests to the active controller.
@@ -37,6 +38,9 @@ type Config struct {
 	LoadConfig func(topic string) (PartitionConfig, error)
 	// InterBrokerListener names the listener followers use to reach leaders.
 	InterBrokerListener string
+	// Dialer connects to leaders with the inter-broker listener's security
+	// (TLS, SASL); nil dials in plaintext.
+	Dialer *wire.Dialer
 
 	ReplicaLagTimeMax    time.Duration // replica.lag.time.max.ms
 	FetchMaxBytes        int32         // replica.fetch.max.bytes

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+	fsasl "github.com/twmb/franz-go/pkg/sasl"
 )
 
 // DefaultMaxResponseSize bounds a response frame the Client accepts. Memory
@@ -40,6 +42,14 @@ type Client struct {
 	err      error
 	readDone chan struct{}
 	close    sync.Once
+
+	// SASL (Dialer.SASL): re-authentication renews the session at reauthAt;
+	// authMu is held shared while writing a request and exclusively while
+	// re-authenticating.
+	sasl     fsasl.Mechanism
+	addr     string
+	authMu   sync.RWMutex
+	reauthAt time.Time
 }
 
 type call struct {
@@ -53,15 +63,10 @@ type callResult struct {
 	err  error
 }
 
-// Dial connects to addr (host:port) and returns a Client that sends clientID
-// in every request header.
+// Dial connects to addr (host:port) in plaintext and returns a Client that
+// sends clientID in every request header. Dialer adds TLS and SASL.
 func Dial(ctx context.Context, addr, clientID string) (*Client, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("wire: dial %s: %w", addr, err)
-	}
-	return NewClient(nc, clientID), nil
+	return (*Dialer)(nil).Dial(ctx, addr, clientID)
 }
 
 // NewClient wraps an established connection (e.g. TLS, or a test pipe).
@@ -87,13 +92,37 @@ func (c *Client) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 // the v0 response the broker sends in that case (check ErrorCode and retry
 // at the advertised version).
 func (c *Client) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	if c.sasl != nil {
+		if err := c.maybeReauthenticate(ctx); err != nil {
+			return nil, err
+		}
+		c.authMu.RLock()
+		// Held until the request is written: a re-authentication waits for
+		// it, and starts only after.
+		return c.doLocked(ctx, req, c.authMu.RUnlock)
+	}
+	return c.do(ctx, req)
+}
+
+// do sends req and waits for its response.
+func (c *Client) do(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	return c.doLocked(ctx, req, nil)
+}
+
+// doLocked is do; written (if not nil) is called once the request is
+// written or failed.
+func (c *Client) doLocked(ctx context.Context, req kmsg.Request, written func()) (kmsg.Response, error) {
 	key, version := req.Key(), req.GetVersion()
 	noResponse := false
 	if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
 		noResponse = true
 	}
 	cl := &call{flexResp: ResponseFlexible(key, req.IsFlexible()), ch: make(chan callResult, 1)}
-	if err := c.send(ctx, req, cl, noResponse); err != nil {
+	err := c.send(ctx, req, cl, noResponse)
+	if written != nil {
+		written()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if noResponse {

@@ -3,6 +3,7 @@ package wire
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"kafgo/broker/sasl"
 )
 
 var (
@@ -55,7 +58,8 @@ type item struct {
 // and lastClientID; mu guards the queue and the lifecycle flags.
 type conn struct {
 	srv  *Server
-	nc   net.Conn
+	lcfg *ListenerConfig
+	nc   net.Conn // a *tls.Conn on TLS listeners
 	info ConnInfo
 	cr   connReader
 	br   *bufio.Reader // small: lets one read syscall take the size and a small request
@@ -78,16 +82,24 @@ type conn struct {
 // bodies straight into their own buffer.
 const readBufSize = 512
 
-func newConn(s *Server, listenerName string, nc net.Conn) *conn {
+func newConn(s *Server, l *listener, nc net.Conn) *conn {
 	c := &conn{
-		srv: s,
-		nc:  nc,
+		srv:  s,
+		lcfg: &l.cfg,
+		nc:   nc,
 		info: ConnInfo{
 			ID:       s.nextID.Add(1),
-			Listener: listenerName,
+			Listener: l.name,
 			Local:    nc.LocalAddr(),
 			Remote:   nc.RemoteAddr(),
 		},
+	}
+	if l.cfg.TLS != nil {
+		c.nc = tls.Server(nc, l.cfg.TLS)
+		c.info.TLS = true
+	}
+	if l.cfg.SASL != nil {
+		c.info.SASL = sasl.NewSession(l.cfg.SASL, c.info.SetPrincipal)
 	}
 	c.cr.c = c
 	c.br = bufio.NewReaderSize(&c.cr, readBufSize)
@@ -111,17 +123,48 @@ func addrString(a net.Addr) string {
 // readLoop reads, parses and serves requests until the connection ends.
 func (c *conn) readLoop() {
 	s := c.srv
+	if !c.tlsHandshake() {
+		return
+	}
+	sess := c.info.SASL
 	for {
 		if !c.waitSlot() {
 			return
 		}
-		frame, err := readFrame(c.br, &c.sizeBuf, MinFrameSize, s.cfg.MaxRequestSize)
+		// Before SASL completes, the frame cap is sasl.server.max.receive.size,
+		// checked on the size field before anything is allocated
+		// (CVE-2022-34917); after SaslHandshake v0 the next frame is a bare
+		// token. The handlers of the previous request already ran (Serve is
+		// synchronous), so the phase read here is current.
+		phase := sasl.PhaseComplete
+		minSize, maxSize := int32(MinFrameSize), s.cfg.MaxRequestSize
+		if sess != nil {
+			if phase = sess.Phase(); phase != sasl.PhaseComplete {
+				maxSize = min(maxSize, sess.MaxReceiveSize())
+			}
+			if phase == sasl.PhaseRawToken {
+				minSize = 0
+			}
+		}
+		frame, err := readFrame(c.br, &c.sizeBuf, minSize, maxSize)
 		if err != nil {
+			if sess != nil && phase != sasl.PhaseComplete && errors.Is(err, ErrFrameTooLarge) {
+				s.stats.authFailures.Add(1)
+				s.log.Info("wire: closing connection: SASL frame over sasl.server.max.receive.size before authentication", c.logAttrs("err", err)...)
+				c.close(closeError, err)
+				return
+			}
 			c.readFailed(err)
 			return
 		}
 		if !c.awaitUnmute() {
 			return
+		}
+		if phase == sasl.PhaseRawToken {
+			if !c.rawToken(frame) {
+				return
+			}
+			continue
 		}
 		if s.shutting.Load() {
 			// Shutdown began while this frame arrived: from then on no new
@@ -135,6 +178,14 @@ func (c *conn) readLoop() {
 			c.close(closeError, err)
 			return
 		}
+		if sess != nil {
+			if err := sess.Admit(hdr.APIKey, time.Now()); err != nil {
+				s.stats.authFailures.Add(1)
+				s.log.Info("wire: closing connection: SASL", c.logAttrs("api_key", hdr.APIKey, "err", err)...)
+				c.close(closeError, err)
+				return
+			}
+		}
 		c.lastClientID = hdr.ClientID
 		s.stats.requests.Add(1)
 		req := &Request{Header: hdr, Body: body, Conn: &c.info, Received: time.Now()}
@@ -146,6 +197,64 @@ func (c *conn) readLoop() {
 			return
 		}
 	}
+}
+
+// tlsHandshake completes the TLS handshake of a TLS listener's connection
+// and derives the principal from the client certificate. It reports false
+// (and closes) on failure: a plaintext client on a TLS port, a missing or
+// untrusted client certificate, a protocol or cipher mismatch.
+func (c *conn) tlsHandshake() bool {
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok {
+		return true
+	}
+	s := c.srv
+	timeout := c.lcfg.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = DefaultHandshakeTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {}) // placeholder so stop() below is valid
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		s.stats.tlsFailures.Add(1)
+		s.log.Info("wire: closing connection: TLS handshake failed", c.logAttrs("err", err)...)
+		c.close(closeError, err)
+		return false
+	}
+	if certs := tc.ConnectionState().PeerCertificates; len(certs) > 0 && c.lcfg.PeerPrincipal != nil {
+		p, err := c.lcfg.PeerPrincipal(certs[0])
+		if err != nil {
+			s.stats.tlsFailures.Add(1)
+			s.log.Info("wire: closing connection: no principal for the client certificate", c.logAttrs("err", err)...)
+			c.close(closeError, err)
+			return false
+		}
+		c.info.SetPrincipal(p)
+	}
+	c.lastActive.Store(time.Now().UnixNano())
+	return true
+}
+
+// rawToken answers one bare SASL token (after SaslHandshake v0). A failure
+// closes the connection without an answer, as Kafka does for such clients.
+func (c *conn) rawToken(tok []byte) bool {
+	resp, err := c.info.SASL.RawToken(tok)
+	if err != nil {
+		c.srv.stats.authFailures.Add(1)
+		c.srv.log.Info("wire: closing connection: SASL authentication failed", c.logAttrs("err", err)...)
+		c.close(closeError, err)
+		return false
+	}
+	return c.enqueue(item{pending: Ready(&Response{Body: resp, NoHeader: true}), key: -1})
 }
 
 func (c *conn) readFailed(err error) {

@@ -97,6 +97,38 @@
 // (1 MiB for bytes, 4 MiB for sendfile), so it limits lack of progress, not
 // the size of a response.
 //
+// # Security
+//
+// A listener may be TLS (ListenerConfig.TLS: SSL, SASL_SSL) and/or SASL
+// (ListenerConfig.SASL: SASL_PLAINTEXT, SASL_SSL).
+//
+//   - TLS: the connection's reader completes the handshake (bounded by
+//     HandshakeTimeout, aborted by Shutdown) before reading a request; a
+//     failure (a plaintext client, no or an untrusted client certificate)
+//     closes only that connection and counts in Stats.TLSFailures. A
+//     verified client certificate becomes the principal through
+//     PeerPrincipal; otherwise the principal stays User:ANONYMOUS.
+//   - SASL: ConnInfo.SASL holds the connection's broker/sasl Session. Until
+//     it completes, frames are capped at sasl.server.max.receive.size (512
+//     KiB) on the size field, before any allocation (CVE-2022-34917), and
+//     only ApiVersions (once), SaslHandshake and SaslAuthenticate are
+//     admitted: anything else closes the connection. After SaslHandshake v0
+//     the next frames are bare tokens answered by bare frames
+//     (Response.NoHeader). Once the session lifetime
+//     (connections.max.reauth.ms) has passed, a request other than
+//     SaslHandshake closes the connection (KIP-368). The SASL requests
+//     themselves are served by the Handler (broker/api), synchronously in
+//     Serve, so the phase the reader sees before the next frame is current.
+//   - Zero copy: sendfile writes the socket directly, so it is used only on
+//     plaintext connections. Through TLS, file regions are read with pread
+//     into pooled 64 KiB buffers and written through the TLS connection:
+//     no allocation per request, one copy per byte, plus encryption.
+//
+// Dialer gives the Client the same security: TLS, then SASL with a
+// franz-go mechanism over SaslHandshake v1 and SaslAuthenticate v1. With a
+// session lifetime the Client re-authenticates at 85% of it, before the
+// next request, holding new requests back during the exchange.
+//
 // # Idle connections and shutdown
 //
 // A connection with no reads or writes for IdleTimeout and no outstanding

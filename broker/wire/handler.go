@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafgo/broker/principal"
+	"kafgo/broker/sasl"
 )
 
 // RequestHeader is a parsed Kafka request header (v0, v1 or v2).
@@ -29,6 +30,11 @@ type ConnInfo struct {
 	ID            uint64 // unique per Server, increasing in accept order
 	Listener      string // ListenerConfig.Name, e.g. PLAINTEXT
 	Local, Remote net.Addr
+	// TLS reports a TLS listener (SSL or SASL_SSL).
+	TLS bool
+	// SASL is the connection's SASL exchange on a SASL listener, nil on
+	// others. The SaslHandshake and SaslAuthenticate handlers drive it.
+	SASL *sasl.Session
 
 	// principal is who the peer authenticated as: set by the transport (TLS
 	// client certificate, SASL) and read by every request's authorization,
@@ -85,6 +91,9 @@ type Response struct {
 	// Close closes the connection after sending, or instead of sending when
 	// None is set or Body and Parts are both empty.
 	Close bool
+	// NoHeader frames Body with its size only, without a response header:
+	// the bare SASL tokens that answer SaslHandshake v0 clients.
+	NoHeader bool
 }
 
 // Pending produces a response. The connection's writer calls it exactly once,

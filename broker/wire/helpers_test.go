@@ -48,7 +48,7 @@ func startServer(t testing.TB, cfg ServerConfig, h Handler) (*Server, string, *s
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return s, s.Addr("PLAINTEXT").String(), logs
+	return s, s.Addr(cfg.Listeners[0].Name).String(), logs
 }
 
 func dial(t testing.TB, addr string) net.Conn {

@@ -12,7 +12,7 @@ import (
 // fails before its start-up work, and serves once it can answer.
 func TestListenBindsBeforeStart(t *testing.T) {
 	var served atomic.Int64
-	s := NewServer(ServerConfig{Listeners: []ListenerConfig{{"PLAINTEXT", "127.0.0.1:0"}}}, countingEcho(&served))
+	s := NewServer(ServerConfig{Listeners: []ListenerConfig{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}}}, countingEcho(&served))
 	t.Cleanup(func() { _ = s.Shutdown(shutdownCtx(t, waitTimeout)) })
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestListenPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	s := NewServer(ServerConfig{Listeners: []ListenerConfig{{"PLAINTEXT", "127.0.0.1:0"}, {"INTERNAL", taken.Addr().String()}}}, HandlerFunc(func(*Request) Pending { return nil }))
+	s := NewServer(ServerConfig{Listeners: []ListenerConfig{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}, {Name: "INTERNAL", Addr: taken.Addr().String()}}}, HandlerFunc(func(*Request) Pending { return nil }))
 	err = s.Listen()
 	if !errors.Is(err, syscall.EADDRINUSE) {
 		t.Fatalf("Listen: %v, want EADDRINUSE", err)
@@ -62,7 +62,7 @@ func TestListenPortInUse(t *testing.T) {
 
 // A server that was bound but never started releases its ports on Shutdown.
 func TestShutdownAfterListenOnly(t *testing.T) {
-	s := NewServer(ServerConfig{Listeners: []ListenerConfig{{"PLAINTEXT", "127.0.0.1:0"}}}, HandlerFunc(func(*Request) Pending { return nil }))
+	s := NewServer(ServerConfig{Listeners: []ListenerConfig{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}}}, HandlerFunc(func(*Request) Pending { return nil }))
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

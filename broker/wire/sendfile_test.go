@@ -141,7 +141,7 @@ func TestFilePartsOverPipe(t *testing.T) {
 	srv := NewServer(ServerConfig{}, nil)
 	server, client := net.Pipe()
 	defer client.Close()
-	c := newConn(srv, "PIPE", server)
+	c := newConn(srv, &listener{name: "PIPE"}, server)
 	parts := []Part{{Bytes: []byte("x")}, {File: f, Offset: 3, Length: 700000}, {Bytes: []byte("y")}}
 	errc := make(chan error, 1)
 	go func() {

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"kafgo/broker/principal"
+	"kafgo/broker/sasl"
 )
 
 // Defaults applied by NewServer to zero fields of ServerConfig.
@@ -21,11 +26,30 @@ const (
 // ErrServerClosed is returned by Start after Shutdown.
 var ErrServerClosed = errors.New("wire: server closed")
 
-// ListenerConfig names one listener.
+// ListenerConfig names one listener and its security.
 type ListenerConfig struct {
 	Name string // e.g. PLAINTEXT; unique within a server
 	Addr string // host:port; port 0 picks a free port
+
+	// TLS, when set, makes this a TLS listener (SSL, SASL_SSL): every
+	// connection completes a handshake before its first request is read.
+	// Use GetConfigForClient to rotate certificates without a restart.
+	TLS *tls.Config
+	// PeerPrincipal maps the verified client certificate of a TLS
+	// connection to the connection's principal (SSL listeners with client
+	// auth); an error closes the connection. Nil, or no certificate, leaves
+	// User:ANONYMOUS.
+	PeerPrincipal func(cert *x509.Certificate) (principal.Principal, error)
+	// SASL, when set, makes every connection authenticate with SASL before
+	// any request other than ApiVersions and the SASL requests is served
+	// (SASL_PLAINTEXT, SASL_SSL).
+	SASL *sasl.Config
+	// HandshakeTimeout bounds the TLS handshake (default 10 s).
+	HandshakeTimeout time.Duration
 }
+
+// DefaultHandshakeTimeout bounds a TLS handshake when the listener sets none.
+const DefaultHandshakeTimeout = 10 * time.Second
 
 // ServerConfig configures a Server. Zero values mean the documented default.
 type ServerConfig struct {
@@ -62,6 +86,8 @@ type Stats struct {
 	ClosedIdle     uint64 // connections closed after IdleTimeout
 	Panics         uint64 // panics recovered in Serve or a Pending
 	Muted          uint64 // requests held back by a connection's quota mute
+	TLSFailures    uint64 // TLS handshakes that failed (wrong protocol, no or bad client certificate)
+	AuthFailures   uint64 // connections closed by SASL: failed or unexpected requests, expired sessions
 }
 
 type serverStats struct {
@@ -69,6 +95,7 @@ type serverStats struct {
 	accepted, requests, bytesIn, bytesOut atomic.Uint64
 	closedForError, closedIdle, panics    atomic.Uint64
 	muted                                 atomic.Uint64
+	tlsFailures, authFailures             atomic.Uint64
 }
 
 // Server accepts connections on its listeners and serves them with a Handler.
@@ -94,6 +121,7 @@ type Server struct {
 
 type listener struct {
 	name string
+	cfg  ListenerConfig
 	ln   net.Listener
 }
 
@@ -166,7 +194,7 @@ func (s *Server) listenLocked() error {
 		if err != nil {
 			return fail(fmt.Errorf("wire: listener %s on %s: %w", lc.Name, lc.Addr, err))
 		}
-		bound = append(bound, &listener{name: lc.Name, ln: ln})
+		bound = append(bound, &listener{name: lc.Name, cfg: lc, ln: ln})
 	}
 	s.bound = true
 	s.listeners = bound
@@ -220,6 +248,8 @@ func (s *Server) Stats() Stats {
 		ClosedIdle:     st.closedIdle.Load(),
 		Panics:         st.panics.Load(),
 		Muted:          st.muted.Load(),
+		TLSFailures:    st.tlsFailures.Load(),
+		AuthFailures:   st.authFailures.Load(),
 	}
 }
 
@@ -300,11 +330,11 @@ func (s *Server) acceptLoop(l *listener) {
 			continue
 		}
 		backoff = 0
-		s.newConn(l.name, nc)
+		s.newConn(l, nc)
 	}
 }
 
-func (s *Server) newConn(listenerName string, nc net.Conn) {
+func (s *Server) newConn(l *listener, nc net.Conn) {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		if s.cfg.SendBufferBytes > 0 {
 			_ = tc.SetWriteBuffer(s.cfg.SendBufferBytes)
@@ -313,7 +343,7 @@ func (s *Server) newConn(listenerName string, nc net.Conn) {
 			_ = tc.SetReadBuffer(s.cfg.RecvBufferBytes)
 		}
 	}
-	c := newConn(s, listenerName, nc)
+	c := newConn(s, l, nc)
 	s.mu.Lock()
 	if s.shutting.Load() {
 		s.mu.Unlock()

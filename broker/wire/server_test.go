@@ -280,9 +280,9 @@ func TestStartErrors(t *testing.T) {
 		listeners []ListenerConfig
 		wantInErr string
 	}{
-		{"address in use", []ListenerConfig{{"PLAINTEXT", "127.0.0.1:0"}, {"INTERNAL", taken.Addr().String()}}, "INTERNAL"},
-		{"duplicate name", []ListenerConfig{{"A", "127.0.0.1:0"}, {"A", "127.0.0.1:0"}}, "duplicate"},
-		{"no name", []ListenerConfig{{"", "127.0.0.1:0"}}, "no name"},
+		{"address in use", []ListenerConfig{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}, {Name: "INTERNAL", Addr: taken.Addr().String()}}, "INTERNAL"},
+		{"duplicate name", []ListenerConfig{{Name: "A", Addr: "127.0.0.1:0"}, {Name: "A", Addr: "127.0.0.1:0"}}, "duplicate"},
+		{"no name", []ListenerConfig{{Name: "", Addr: "127.0.0.1:0"}}, "no name"},
 		{"none", nil, "no listeners"},
 	}
 	for _, tt := range tests {
@@ -307,7 +307,7 @@ func TestMultipleListeners(t *testing.T) {
 		lastListener.Store(req.Conn.Listener)
 		return Ready(&Response{Body: []byte{0}})
 	})
-	s, _, _ := startServer(t, ServerConfig{Listeners: []ListenerConfig{{"PLAINTEXT", "127.0.0.1:0"}, {"INTERNAL", "127.0.0.1:0"}}}, h)
+	s, _, _ := startServer(t, ServerConfig{Listeners: []ListenerConfig{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}, {Name: "INTERNAL", Addr: "127.0.0.1:0"}}}, h)
 	for _, name := range []string{"PLAINTEXT", "INTERNAL"} {
 		nc := dial(t, s.Addr(name).String())
 		writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -130,6 +131,13 @@ func bodyLength(resp *Response) (int64, error) {
 
 // writeResponse writes one response frame and flushes it.
 func (c *conn) writeResponse(bw *bufio.Writer, it item, resp *Response) error {
+	if resp.NoHeader {
+		var size [4]byte
+		binary.BigEndian.PutUint32(size[:], uint32(len(resp.Body)))
+		_, _ = bw.Write(size[:])
+		_, _ = bw.Write(resp.Body)
+		return bw.Flush()
+	}
 	if resp.None || (resp.Close && len(resp.Body) == 0 && len(resp.Parts) == 0) {
 		return nil
 	}

@@ -41,6 +41,13 @@ consumer_byte_rate and request_percentage, which every broker enforces
 at once. Other entity types (ips, broker-loggers, client-metrics,
 groups) are refused.
 
+For users, SCRAM-SHA-256 and SCRAM-SHA-512 set a user's SCRAM credential
+(--add-config 'SCRAM-SHA-256=[iterations=8192,password=secret]'; iterations
+default to 4096, the minimum) or remove it (--delete-config SCRAM-SHA-256):
+the password is salted here and only the salted password is sent
+(AlterUserScramCredentials). --describe prints each credential's mechanism
+and iterations, never the secret.
+
 Examples:
   kafgo configs --bootstrap-server localhost:9092 --entity-type topics --entity-name orders --alter --add-config retention.ms=3600000,cleanup.policy=[compact,delete]
   kafgo configs --bootstrap-server localhost:9092 --topic orders --describe
@@ -50,6 +57,7 @@ Examples:
   kafgo configs --bootstrap-server localhost:9092 --entity-type users --entity-name alice --alter --add-config producer_byte_rate=1048576,request_percentage=200
   kafgo configs --bootstrap-server localhost:9092 --entity-type users --entity-name alice --entity-type clients --entity-name c1 --alter --add-config consumer_byte_rate=2097152
   kafgo configs --bootstrap-server localhost:9092 --client-defaults --alter --add-config producer_byte_rate=1048576
+  kafgo configs --bootstrap-server localhost:9094 --command-config admin.properties --entity-type users --entity-name alice --alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
   kafgo configs --bootstrap-server localhost:9092 --entity-type users --describe`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -235,6 +235,10 @@ func TestBalancerNames(t *testing.T) {
 }
 
 func TestSecurityOpts(t *testing.T) {
+	jksFile := filepath.Join(t.TempDir(), "truststore.jks")
+	if err := os.WriteFile(jksFile, []byte{0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2}, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		props map[string]string
@@ -246,7 +250,9 @@ func TestSecurityOpts(t *testing.T) {
 			"sasl.jaas.config": `x required username="u" password="p";`}, ""},
 		{"gssapi", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.jaas.config": `username="u" password="p"`}, "unsupported sasl.mechanism GSSAPI"},
 		{"no user", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}, "sasl.jaas.config must set username"},
-		{"jks", map[string]string{"security.protocol": "SSL", "ssl.truststore.type": "JKS"}, "ssl.truststore.type JKS is not supported: use PEM"},
+		{"jks", map[string]string{"security.protocol": "SSL", "ssl.truststore.type": "JKS", "ssl.truststore.location": jksFile}, "holds a JKS store, which kafgo cannot read"},
+		{"pem truststore password", map[string]string{"security.protocol": "SSL", "ssl.truststore.type": "PEM", "ssl.truststore.location": jksFile, "ssl.truststore.password": "x"}, "trust store password cannot be specified for PEM"},
+		{"bad jaas", map[string]string{"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN", "sasl.jaas.config": `x required username="u"`}, "not terminated"},
 		{"ssl system roots", map[string]string{"security.protocol": "SSL"}, ""},
 	}
 	for _, c := range cases {

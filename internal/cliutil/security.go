@@ -1,30 +1,24 @@
 package cliutil
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
-	"regexp"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"kafgo/internal/jaas"
+	"kafgo/internal/tlsconf"
 )
 
-var (
-	jaasUser = regexp.MustCompile(`username\s*=\s*"([^"]*)"`)
-	jaasPass = regexp.MustCompile(`password\s*=\s*"([^"]*)"`)
-)
-
-// securityOpts maps security.protocol, sasl.* and the PEM forms of ssl.*.
-// JKS and PKCS12 stores are Java formats; they are refused with a message
-// rather than silently ignored, since ignoring them would connect in the
-// clear or fail later with a confusing handshake error.
+// securityOpts maps security.protocol, sasl.mechanism, sasl.jaas.config and
+// the ssl.* keys of Kafka's Java client. TLS material is read as Kafka reads
+// PEM stores (internal/tlsconf, KIP-651); JKS and PKCS12 files are refused
+// with a message rather than silently ignored, since ignoring them would
+// connect in the clear or fail later with a confusing handshake error.
 func securityOpts(c *Config) ([]kgo.Opt, error) {
 	proto := "PLAINTEXT"
 	if v, ok := c.Get("security.protocol"); ok {
@@ -42,9 +36,16 @@ func securityOpts(c *Config) ([]kgo.Opt, error) {
 	default:
 		return nil, fmt.Errorf("Invalid value %s for configuration security.protocol: String must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL", proto)
 	}
+	// Java-only tuning of the SSL context; meaningless to Go's TLS.
+	c.Consume("ssl.protocol", "ssl.keymanager.algorithm", "ssl.trustmanager.algorithm",
+		"ssl.secure.random.implementation", "ssl.provider", "ssl.engine.factory.class")
 	var opts []kgo.Opt
 	if useTLS {
-		cfg, err := tlsConfig(c)
+		s, err := tlsconf.Read(c.Get)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := s.ClientConfig()
 		if err != nil {
 			return nil, err
 		}
@@ -60,127 +61,35 @@ func securityOpts(c *Config) ([]kgo.Opt, error) {
 	return opts, nil
 }
 
+// saslMechanism builds the client mechanism from sasl.mechanism and the
+// username and password options of sasl.jaas.config's login module.
 func saslMechanism(c *Config) (sasl.Mechanism, error) {
 	mech := "GSSAPI" // Java's default, which kafgo cannot do.
 	if v, ok := c.Get("sasl.mechanism"); ok {
 		mech = strings.ToUpper(strings.TrimSpace(v))
 	}
-	jaas, _ := c.Get("sasl.jaas.config")
-	user, pass := "", ""
-	if m := jaasUser.FindStringSubmatch(jaas); m != nil {
-		user = m[1]
+	switch mech {
+	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+	default:
+		return nil, fmt.Errorf("unsupported sasl.mechanism %s: kafgo supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512", mech)
 	}
-	if m := jaasPass.FindStringSubmatch(jaas); m != nil {
-		pass = m[1]
+	raw, ok := c.Get("sasl.jaas.config")
+	if !ok {
+		return nil, errors.New(`sasl.jaas.config must set username="..." and password="..." (for example org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";)`)
 	}
-	if user == "" {
-		return nil, errors.New("sasl.jaas.config must set username=\"...\" and password=\"...\"")
+	mod, err := jaas.ParseOne(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sasl.jaas.config: %w", err)
+	}
+	user, pass, ok := mod.Credentials()
+	if !ok || user == "" {
+		return nil, errors.New(`sasl.jaas.config must set username="..." and password="..."`)
 	}
 	switch mech {
 	case "PLAIN":
 		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
 	case "SCRAM-SHA-256":
 		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
-	case "SCRAM-SHA-512":
-		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
 	}
-	return nil, fmt.Errorf("unsupported sasl.mechanism %s: kafgo supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512", mech)
-}
-
-func tlsConfig(c *Config) (*tls.Config, error) {
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if t, ok := c.Get("ssl.truststore.type"); ok && !strings.EqualFold(t, "PEM") {
-		return nil, fmt.Errorf("ssl.truststore.type %s is not supported: use PEM", t)
-	}
-	var caPEM []byte
-	if v, ok := c.Get("ssl.truststore.certificates"); ok {
-		caPEM = []byte(v)
-	} else if path, ok := c.Get("ssl.truststore.location"); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading ssl.truststore.location: %w", err)
-		}
-		caPEM = b
-	}
-	if caPEM != nil {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(caPEM) {
-			return nil, errors.New("ssl truststore holds no PEM certificates")
-		}
-		cfg.RootCAs = pool
-	}
-	if t, ok := c.Get("ssl.keystore.type"); ok && !strings.EqualFold(t, "PEM") {
-		return nil, fmt.Errorf("ssl.keystore.type %s is not supported: use PEM", t)
-	}
-	var chain, key []byte
-	if v, ok := c.Get("ssl.keystore.certificate.chain"); ok {
-		chain = []byte(v)
-		k, _ := c.Get("ssl.keystore.key")
-		key = []byte(k)
-	} else if path, ok := c.Get("ssl.keystore.location"); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading ssl.keystore.location: %w", err)
-		}
-		chain, key = splitPEM(b)
-	}
-	c.Consume("ssl.key.password", "ssl.truststore.password", "ssl.keystore.password")
-	if chain != nil {
-		cert, err := tls.X509KeyPair(chain, key)
-		if err != nil {
-			return nil, fmt.Errorf("ssl keystore: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	// Java's empty ssl.endpoint.identification.algorithm keeps chain
-	// verification but drops the host name check.
-	if alg, ok := c.Get("ssl.endpoint.identification.algorithm"); ok && strings.TrimSpace(alg) == "" {
-		roots := cfg.RootCAs
-		cfg.InsecureSkipVerify = true
-		cfg.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
-			return verifyChainNoHost(raw, roots)
-		}
-	}
-	return cfg, nil
-}
-
-func verifyChainNoHost(raw [][]byte, roots *x509.CertPool) error {
-	if len(raw) == 0 {
-		return errors.New("tls: server sent no certificate")
-	}
-	certs := make([]*x509.Certificate, len(raw))
-	for i, r := range raw {
-		cert, err := x509.ParseCertificate(r)
-		if err != nil {
-			return fmt.Errorf("tls: %w", err)
-		}
-		certs[i] = cert
-	}
-	inter := x509.NewCertPool()
-	for _, cert := range certs[1:] {
-		inter.AddCert(cert)
-	}
-	_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
-	if err != nil {
-		return fmt.Errorf("tls: %w", err)
-	}
-	return nil
-}
-
-// splitPEM separates certificate blocks from the private key block of a
-// combined PEM keystore file.
-func splitPEM(b []byte) (certs, key []byte) {
-	for {
-		var blk *pem.Block
-		blk, b = pem.Decode(b)
-		if blk == nil {
-			return certs, key
-		}
-		enc := pem.EncodeToMemory(blk)
-		if strings.Contains(blk.Type, "PRIVATE KEY") {
-			key = append(key, enc...)
-		} else {
-			certs = append(certs, enc...)
-		}
-	}
+	return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
 }

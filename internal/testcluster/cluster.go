@@ -35,6 +35,22 @@ type Options struct {
 	Config map[string]string
 	// FirstID is the first broker id (default 1).
 	FirstID int32
+	// Listeners adds listeners beyond PLAINTEXT (which the harness itself
+	// uses), each on its own free port, with their security protocols in
+	// listener.security.protocol.map; Config supplies their security keys
+	// (and inter.broker.listener.name, if not PLAINTEXT).
+	Listeners []Listener
+	// BeforeBrokers, if set, runs once ZooKeeper is up and before any broker
+	// starts: tests seed znodes there (e.g. the brokers' own SCRAM
+	// credentials, which Kafka operators create with kafka-configs
+	// --zookeeper before the first start).
+	BeforeBrokers func(zk *ZooKeeper)
+}
+
+// Listener is an extra listener of every broker.
+type Listener struct {
+	Name     string // e.g. SASL_SSL, or CLIENT
+	Protocol string // PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
 }
 
 // Cluster is a set of kafgo broker processes of the built binary on free
@@ -52,9 +68,11 @@ type Broker struct {
 	ID        int32
 	Port      int
 	AdminPort int // admin.listener: HTTP /metrics and /v1
-	Dir       string
-	args      []string
-	logPath   string
+	// Ports are the extra listeners' ports by name (Options.Listeners).
+	Ports   map[string]int
+	Dir     string
+	args    []string
+	logPath string
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -111,6 +129,9 @@ func Start(t testing.TB, opt Options) *Cluster {
 	c := &Cluster{t: t}
 	if opt.ZooKeeper {
 		c.ZK = StartZooKeeper(t)
+		if opt.BeforeBrokers != nil {
+			opt.BeforeBrokers(c.ZK)
+		}
 	}
 	bin := Binary(t)
 	for i := 0; i < opt.Brokers; i++ {
@@ -127,9 +148,19 @@ func Start(t testing.TB, opt Options) *Cluster {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		listeners := fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port)
+		ports := map[string]int{}
+		for _, l := range opt.Listeners {
+			p, err := freePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ports[l.Name] = p
+			listeners += fmt.Sprintf(",%s://127.0.0.1:%d", l.Name, p)
+		}
 		settings := map[string]string{
 			"broker.id":                            strconv.Itoa(int(id)),
-			"listeners":                            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port),
+			"listeners":                            listeners,
 			"admin.listener":                       fmt.Sprintf("127.0.0.1:%d", adminPort),
 			"log.dirs":                             filepath.Join(dir, "data"),
 			"offsets.topic.replication.factor":     strconv.Itoa(min(opt.Brokers, 3)),
@@ -140,6 +171,14 @@ func Start(t testing.TB, opt Options) *Cluster {
 		}
 		if c.ZK != nil {
 			settings["zookeeper.connect"] = c.ZK.Connect()
+		}
+		if len(opt.Listeners) > 0 {
+			pm := "PLAINTEXT:PLAINTEXT"
+			for _, l := range opt.Listeners {
+				pm += "," + l.Name + ":" + l.Protocol
+			}
+			settings["listener.security.protocol.map"] = pm
+			settings["inter.broker.listener.name"] = "PLAINTEXT"
 		}
 		for k, v := range opt.Config {
 			settings[k] = v
@@ -157,7 +196,7 @@ func Start(t testing.TB, opt Options) *Cluster {
 		for _, k := range keys {
 			args = append(args, "--override", k+"="+settings[k])
 		}
-		b := &Broker{t: t, ID: id, Port: port, AdminPort: adminPort, Dir: dir, args: append([]string{bin}, args...), logPath: filepath.Join(dir, "broker.log")}
+		b := &Broker{t: t, ID: id, Port: port, AdminPort: adminPort, Ports: ports, Dir: dir, args: append([]string{bin}, args...), logPath: filepath.Join(dir, "broker.log")}
 		c.brokers = append(c.brokers, b)
 		b.Start()
 	}
@@ -254,6 +293,24 @@ func (c *Cluster) waitRegistered(timeout time.Duration, allMustRun bool) {
 
 // Addr is the broker's listener address.
 func (b *Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+
+// ListenerAddr is the address of an extra listener (Options.Listeners).
+func (b *Broker) ListenerAddr(name string) string {
+	p, ok := b.Ports[name]
+	if !ok {
+		b.t.Fatalf("testcluster: broker %d has no listener %s", b.ID, name)
+	}
+	return "127.0.0.1:" + strconv.Itoa(p)
+}
+
+// ListenerAddrs lists every broker's address on an extra listener.
+func (c *Cluster) ListenerAddrs(name string) []string {
+	out := make([]string, len(c.brokers))
+	for i, b := range c.brokers {
+		out[i] = b.ListenerAddr(name)
+	}
+	return out
+}
 
 // AdminAddr is the broker's admin.listener address.
 func (b *Broker) AdminAddr() string { return "127.0.0.1:" + strconv.Itoa(b.AdminPort) }
