@@ -19,7 +19,10 @@ import (
 
 func quotaManager(t *testing.T) *clientquota.Manager {
 	t.Helper()
-	q := clientquota.NewManager(clientquota.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// A fixed clock: rates are measured over elapsed time, which must not
+	// depend on how fast the test runs.
+	at := time.Now()
+	q := clientquota.NewManager(clientquota.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: func() time.Time { return at }})
 	q.Update(clientquota.Entity{User: clientquota.NamedPart("CN=a b")}, map[string]string{clientquota.ProducerByteRate: "1000"})
 	q.Update(clientquota.Entity{Client: clientquota.NamedPart("c1")}, map[string]string{clientquota.ConsumerByteRate: "2000"})
 	if d := q.RecordAndThrottle(clientquota.Produce, "CN=a b", "p", 20_000); d == 0 {

@@ -10,11 +10,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/record"
+	"kafgo/broker/sasl"
 	"kafgo/broker/storage"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
@@ -93,6 +95,14 @@ var sentinels = []struct {
 	{offsetsrec.ErrMalformed, kerr.UnknownServerError},
 	{offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{txnrec.ErrMalformed, kerr.UnknownServerError},
+
+	// Authentication and authorization.
+	{acl.ErrInvalid, kerr.InvalidRequest},
+	{sasl.ErrCredential, kerr.SaslAuthenticationFailed},
+	{sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
+	{sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
+	{sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},
+	{wire.ErrAuthentication, kerr.SaslAuthenticationFailed},
 	{txnrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{uuid.ErrInvalid, kerr.UnknownServerError},
 

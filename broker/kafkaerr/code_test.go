@@ -17,6 +17,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/controller"
 	"kafgo/broker/group/offsetsrec"
@@ -24,6 +25,7 @@ import (
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/record"
+	"kafgo/broker/sasl"
 	"kafgo/broker/storage"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
@@ -90,6 +92,12 @@ var sentinelCodes = []struct {
 	{"offsetsrec.ErrMalformed", offsetsrec.ErrMalformed, kerr.UnknownServerError},
 	{"offsetsrec.ErrUnknownVersion", offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{"txnrec.ErrMalformed", txnrec.ErrMalformed, kerr.UnknownServerError},
+	{"acl.ErrInvalid", acl.ErrInvalid, kerr.InvalidRequest},
+	{"sasl.ErrCredential", sasl.ErrCredential, kerr.SaslAuthenticationFailed},
+	{"sasl.ErrMalformed", sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
+	{"sasl.ErrSessionExpired", sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
+	{"sasl.ErrUnexpectedRequest", sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},
+	{"wire.ErrAuthentication", wire.ErrAuthentication, kerr.SaslAuthenticationFailed},
 	{"txnrec.ErrUnknownVersion", txnrec.ErrUnknownVersion, kerr.UnknownServerError},
 
 	{"controller.ErrNotController", controller.ErrNotController, kerr.NotController},
