@@ -261,10 +261,20 @@ func sameSet(got, want []string) bool {
 // is in the log, so they come in the same or the next fetches.
 func readValues(t *testing.T, ctx context.Context, c *testcluster.Cluster, topic string, iso kgo.IsolationLevel, want int) []string {
 	t.Helper()
+	var out []string
+	for _, r := range readRecords(t, ctx, c, topic, iso, want) {
+		out = append(out, string(r.Value))
+	}
+	return out
+}
+
+// readRecords is readValues returning the records.
+func readRecords(t *testing.T, ctx context.Context, c *testcluster.Cluster, topic string, iso kgo.IsolationLevel, want int) []*kgo.Record {
+	t.Helper()
 	cl := c.Client(kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(iso), kgo.FetchMaxWait(200*time.Millisecond))
 	defer cl.Close()
-	var out []string
+	var out []*kgo.Record
 	var quiet time.Time // when the quiet second ends, once want is reached
 	for {
 		if len(out) >= want && quiet.IsZero() {
@@ -292,6 +302,6 @@ func readValues(t *testing.T, ctx context.Context, c *testcluster.Cluster, topic
 				t.Fatalf("fetch %s-%d: %v", tp, p, err)
 			}
 		})
-		fs.EachRecord(func(r *kgo.Record) { out = append(out, string(r.Value)) })
+		fs.EachRecord(func(r *kgo.Record) { out = append(out, r) })
 	}
 }
