@@ -48,6 +48,23 @@ func (tb txnBroker) mustBeFenced(id string, pid int64, epoch int16) {
 	}
 }
 
+// waitTxnState waits until DescribeTransactions shows id in state with
+// epoch.
+func waitTxnState(t *testing.T, ctx context.Context, c *testcluster.Cluster, id, state string, epoch int16) {
+	t.Helper()
+	testwait.For(t, 30*time.Second, id+" in "+state, func() (bool, string) {
+		d, err := c.Admin().DescribeTransactions(ctx, id)
+		if err != nil {
+			return false, err.Error()
+		}
+		s, err := d.On(id, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		return s.State == state && s.ProducerEpoch == epoch, fmt.Sprintf("%s epoch %d", s.State, s.ProducerEpoch)
+	})
+}
+
 func numbered(prefix string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -113,6 +130,11 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 	if err := successor.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatalf("the successor's commit: %v", err)
 	}
+	_, sucEpoch, err := successor.ProducerID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitTxnState(t, ctx, c, "fence-z", "CompleteCommit", sucEpoch) // past the marker phase
 	tb.mustBeFenced("fence-z", zpid, zepoch)
 	t.Logf("the kgo zombie's end of its transaction: %v", zombie.EndTransaction(ctx, kgo.TryAbort))
 
@@ -127,17 +149,7 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testwait.For(t, 30*time.Second, "the coordinator to abort the timed-out transaction", func() (bool, string) {
-		d, err := c.Admin().DescribeTransactions(ctx, "fence-slow")
-		if err != nil {
-			return false, err.Error()
-		}
-		s, err := d.On("fence-slow", nil)
-		if err != nil {
-			return false, err.Error()
-		}
-		return s.State == "CompleteAbort" && s.ProducerEpoch == sepoch+1, fmt.Sprintf("%s epoch %d", s.State, s.ProducerEpoch)
-	})
+	waitTxnState(t, ctx, c, "fence-slow", "CompleteAbort", sepoch+1) // the coordinator aborted it
 	err = slow.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("slow-late")}).FirstErr()
 	if !fencedErr(err) {
 		t.Fatalf("the timed-out producer's produce: %v, want PRODUCER_FENCED or INVALID_PRODUCER_EPOCH", err)
