@@ -11,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/broker/wire"
 	"kafgo/internal/testcluster"
 	"kafgo/internal/testwait"
 )
@@ -23,15 +22,32 @@ func fencedErr(err error) bool {
 	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
 }
 
-// produceValues produces values to topic's partition 0 in the client's
-// open transaction and waits until every one is in the log.
-func produceValues(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, values ...string) {
+// beginWith begins a transaction on cl, produces values to topic's
+// partition 0 in it and waits until every one is in the log; it returns
+// the producer id and epoch.
+func beginWith(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, values ...string) (int64, int16) {
 	t.Helper()
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range values {
 		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(v)}).FirstErr(); err != nil {
 			t.Fatalf("produce %s: %v", v, err)
 		}
 	}
+	pid, epoch, err := cl.ProducerID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid, epoch
+}
+
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%d", prefix, i)
+	}
+	return out
 }
 
 // mustBeFenced checks at the coordinator that a producer id and epoch are
@@ -65,14 +81,6 @@ func waitTxnState(t *testing.T, ctx context.Context, c *testcluster.Cluster, id,
 	})
 }
 
-func numbered(prefix string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s-%d", prefix, i)
-	}
-	return out
-}
-
 // TestTxnZombieAndTimeoutNeverVisible: records of a fenced zombie and of a
 // transaction the coordinator aborted on timeout are in the log
 // (read_uncommitted sees them) but never reach read_committed consumers;
@@ -88,12 +96,7 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 	if _, err := c.Admin().CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	wc, err := wire.Dial(ctx, c.Addrs()[0], "txn-fence")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wc.Close()
-	tb := txnBroker{t: t, cl: wc}
+	tb := dialTxnBroker(t, ctx, c.Addrs()[0])
 	txnClient := func(id string, opts ...kgo.Opt) *kgo.Client {
 		return c.Client(append([]kgo.Opt{kgo.TransactionalID(id), kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
 	}
@@ -101,26 +104,17 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 	// A zombie: its transaction is open with records in the log when a
 	// new instance with the same transactional id starts.
 	zombie := txnClient("fence-z")
-	if err := zombie.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	produceValues(t, ctx, zombie, topic, numbered("zombie", 5)...)
-	zpid, zepoch, err := zombie.ProducerID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zpid, zepoch := beginWith(t, ctx, zombie, topic, numbered("zombie", 5)...)
+	// Its InitProducerId fences the zombie and aborts its transaction.
 	successor := txnClient("fence-z")
-	if err := successor.BeginTransaction(); err != nil { // InitProducerId: fences the zombie, aborts its transaction
-		t.Fatal(err)
-	}
-	produceValues(t, ctx, successor, topic, numbered("successor", 5)...)
+	_, sucEpoch := beginWith(t, ctx, successor, topic, numbered("successor", 5)...)
 
 	// The zombie carries on: its produce is refused; once the successor
 	// committed, its commit and the epoch bump (KIP-360) a client asks
 	// for after an epoch error are fenced at the coordinator. (Before
 	// that, Kafka's InitProducerId with the zombie's current producer id
 	// would abort the successor's open transaction, as it aborts any.)
-	err = zombie.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("zombie-late")}).FirstErr()
+	err := zombie.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("zombie-late")}).FirstErr()
 	if !fencedErr(err) {
 		t.Fatalf("the zombie's produce after the fence: %v, want PRODUCER_FENCED or INVALID_PRODUCER_EPOCH", err)
 	}
@@ -130,10 +124,6 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 	if err := successor.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatalf("the successor's commit: %v", err)
 	}
-	_, sucEpoch, err := successor.ProducerID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	waitTxnState(t, ctx, c, "fence-z", "CompleteCommit", sucEpoch) // past the marker phase
 	tb.mustBeFenced("fence-z", zpid, zepoch)
 	t.Logf("the kgo zombie's end of its transaction: %v", zombie.EndTransaction(ctx, kgo.TryAbort))
@@ -141,14 +131,7 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 	// A transaction that outlives its timeout: the coordinator aborts it
 	// and bumps the epoch.
 	slow := txnClient("fence-slow", kgo.TransactionTimeout(2*time.Second))
-	if err := slow.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	produceValues(t, ctx, slow, topic, numbered("slow", 5)...)
-	spid, sepoch, err := slow.ProducerID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spid, sepoch := beginWith(t, ctx, slow, topic, numbered("slow", 5)...)
 	waitTxnState(t, ctx, c, "fence-slow", "CompleteAbort", sepoch+1) // the coordinator aborted it
 	err = slow.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("slow-late")}).FirstErr()
 	if !fencedErr(err) {
@@ -158,10 +141,7 @@ func TestTxnZombieAndTimeoutNeverVisible(t *testing.T) {
 
 	// A last committed transaction: the LSO is past everything above.
 	last := txnClient("fence-last")
-	if err := last.BeginTransaction(); err != nil {
-		t.Fatal(err)
-	}
-	produceValues(t, ctx, last, topic, "end")
+	beginWith(t, ctx, last, topic, "end")
 	if err := last.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}
