@@ -182,6 +182,45 @@ func readAll(t *testing.T, addrs, topic string, n int) []string {
 	return out
 }
 
+// TestProducerTransactions: a transactional run commits a transaction
+// every --transaction-records records (and the rest at the end), so that
+// a read_committed consumer sees every record; the transactional id
+// defaults to Kafka's.
+func TestProducerTransactions(t *testing.T) {
+	_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "txn"))
+	var out, errOut bytes.Buffer
+	o := ProducerOptions{Topic: "txn", NumRecords: 250, PayloadMonotonic: true, Throughput: -1, TransactionRecords: 100, JSON: true}
+	res, err := RunProducer(clitest.Context(t, 30*time.Second), cfg(addrs, nil), o, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if res.Transactions != 3 || res.Total.Records != 250 {
+		t.Fatalf("%d transactions, %d records; want 3 and 250", res.Transactions, res.Total.Records)
+	}
+	var j map[string]any
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil || j["transactions"] != float64(3) {
+		t.Fatalf("json %s: %v", out.String(), err)
+	}
+	cl := clitest.Client(t, addrs, kgo.ConsumeTopics("txn"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx := clitest.Context(t, 10*time.Second)
+	n := 0
+	for n < 250 && ctx.Err() == nil {
+		n += cl.PollFetches(ctx).NumRecords()
+	}
+	if n != 250 {
+		t.Fatalf("read_committed read %d of 250 records", n)
+	}
+	d, err := kadm.NewClient(clitest.Client(t, addrs)).DescribeTransactions(ctx, DefaultTransactionalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ended: kfake reports Empty after a commit (KIP-890), Kafka
+	// CompleteCommit.
+	if x, err := d.On(DefaultTransactionalID, nil); err != nil || x.Err != nil || (x.State != "CompleteCommit" && x.State != "Empty") {
+		t.Fatalf("%s: %+v %v", DefaultTransactionalID, x, err)
+	}
+}
+
 func TestProducerFailuresAreCounted(t *testing.T) {
 	_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "small"))
 	var out, errOut bytes.Buffer
@@ -211,6 +250,8 @@ func TestProducerValidate(t *testing.T) {
 		{"two payloads", func(o *ProducerOptions) { o.PayloadMonotonic = true }, "exactly one of the arguments --record-size --payload-file --payload-monotonic is required"},
 		{"zero throughput", func(o *ProducerOptions) { o.Throughput = 0 }, "--throughput must be a positive number of records per second, or -1 for no limit"},
 		{"warmup too big", func(o *ProducerOptions) { o.WarmupRecords = 10 }, "The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records."},
+		{"negative txn duration", func(o *ProducerOptions) { o.TransactionDurationMs = -1 }, "--transaction-duration-ms should be greater than zero"},
+		{"negative txn records", func(o *ProducerOptions) { o.TransactionRecords = -5 }, "--transaction-records should be greater than zero"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -33,6 +33,45 @@ type ProducerOptions struct {
 	JSON          bool
 	// ReportInterval is the window length; zero means Kafka's 5 s.
 	ReportInterval time.Duration
+
+	// Transactions (kafka-producer-perf-test's --transactional-id and
+	// --transaction-duration-ms; the records bound is kafgo's): every
+	// record is sent in a transaction, committed once it has been open
+	// for the duration or holds TransactionRecords records, whichever
+	// comes first, and at the end. They are on when any of the three is
+	// set or the producer config has transactional.id; the id then
+	// defaults to Kafka's, and the duration to 3000 ms unless only the
+	// records bound is given.
+	TransactionalID       string
+	TransactionDurationMs int64 // 0: not given
+	TransactionRecords    int64 // 0: not given
+}
+
+// Kafka's defaults for a transactional run.
+const (
+	DefaultTransactionalID       = "performance-producer-default-transactional-id"
+	DefaultTransactionDurationMs = 3000
+)
+
+// transactional reports whether the run uses transactions with c, and
+// with which transactional id and duration (0: commit by count only).
+func (o *ProducerOptions) transactional(c *cliutil.Config) (id string, duration time.Duration, on bool) {
+	configured, _ := c.Peek("transactional.id")
+	if o.TransactionalID == "" && o.TransactionDurationMs == 0 && o.TransactionRecords == 0 && configured == "" {
+		return "", 0, false
+	}
+	id = o.TransactionalID
+	if id == "" {
+		id = configured
+	}
+	if id == "" {
+		id = DefaultTransactionalID
+	}
+	ms := o.TransactionDurationMs
+	if ms == 0 && o.TransactionRecords == 0 {
+		ms = DefaultTransactionDurationMs
+	}
+	return id, time.Duration(ms) * time.Millisecond, true
 }
 
 // Validate applies ProducerPerformance's checks.
@@ -68,6 +107,12 @@ func (o *ProducerOptions) Validate() error {
 	if o.WarmupRecords >= o.NumRecords {
 		return errors.New("The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records.")
 	}
+	if o.TransactionDurationMs < 0 {
+		return errors.New("--transaction-duration-ms should be greater than zero")
+	}
+	if o.TransactionRecords < 0 {
+		return errors.New("--transaction-records should be greater than zero")
+	}
 	return nil
 }
 
@@ -77,13 +122,17 @@ type ProducerResult struct {
 	// Steady excludes the warmup records; nil without --warmup-records.
 	Steady *ProducerSummary
 	Failed int64
+	// Transactions counts the committed transactions of a transactional
+	// run.
+	Transactions int64
 }
 
 type producerJSON struct {
 	ProducerSummary
-	Failed      int64              `json:"failed"`
-	SteadyState *ProducerSummary   `json:"steady_state,omitempty"`
-	Metrics     map[string]float64 `json:"metrics,omitempty"`
+	Failed       int64              `json:"failed"`
+	Transactions int64              `json:"transactions,omitempty"`
+	SteadyState  *ProducerSummary   `json:"steady_state,omitempty"`
+	Metrics      map[string]float64 `json:"metrics,omitempty"`
 }
 
 // maxErrorsShown bounds the per-record errors printed, so a dead broker
@@ -101,6 +150,10 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	}
 	c.SetDefault("client.id", "perf-producer-client")
 	clientID, _ := c.Peek("client.id")
+	txnID, txnDuration, txn := o.transactional(c)
+	if txn {
+		c.Set("transactional.id", txnID)
+	}
 	opts, _, err := cliutil.ProducerOpts(c)
 	if err != nil {
 		return res, err
@@ -149,7 +202,30 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		noTopic bool // a record failed because the topic is missing
 	)
 	th := throttler{target: o.Throughput}
+	// A transaction is open while inTxn > 0; commit flushes its records
+	// and commits it, as the Java producer's commitTransaction does.
+	var (
+		inTxn    int64
+		txnStart time.Time
+	)
+	commit := func() error {
+		if err := cl.Flush(ctx); err != nil {
+			return fmt.Errorf("perf: flushing the transaction: %w", err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return fmt.Errorf("perf: committing the transaction: %w", err)
+		}
+		res.Transactions++
+		inTxn = 0
+		return nil
+	}
 	for i := int64(0); i < o.NumRecords && ctx.Err() == nil; i++ {
+		if txn && inTxn == 0 {
+			if err := cl.BeginTransaction(); err != nil {
+				return res, fmt.Errorf("perf: beginning a transaction: %w", err)
+			}
+			txnStart = time.Now()
+		}
 		value := p.next(i)
 		r := &kgo.Record{Topic: o.Topic, Value: value}
 		sent := time.Now()
@@ -181,7 +257,20 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 				steady.record(lat, len(value), now)
 			}
 		})
+		if txn {
+			inTxn++
+			if (txnDuration > 0 && time.Since(txnStart) >= txnDuration) || (o.TransactionRecords > 0 && inTxn >= o.TransactionRecords) {
+				if err := commit(); err != nil {
+					return res, err
+				}
+			}
+		}
 		th.wait(ctx, i+1)
+	}
+	if txn && inTxn > 0 && ctx.Err() == nil {
+		if err := commit(); err != nil {
+			return res, err
+		}
 	}
 	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
 		return res, fmt.Errorf("perf: flushing: %w", err)
@@ -203,7 +292,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		snap = metrics.snapshot(true, clientID)
 	}
 	if o.JSON {
-		j := producerJSON{ProducerSummary: res.Total, Failed: res.Failed, SteadyState: res.Steady, Metrics: snap}
+		j := producerJSON{ProducerSummary: res.Total, Failed: res.Failed, Transactions: res.Transactions, SteadyState: res.Steady, Metrics: snap}
 		j.RecordsPerSec, j.MBPerSec = finite(j.RecordsPerSec), finite(j.MBPerSec)
 		enc := json.NewEncoder(out)
 		if err := enc.Encode(j); err != nil {

@@ -164,3 +164,31 @@ func part(id, leader int32, replicas, isr []int32, leo int64, leos map[int32]int
 	}
 	return Partition{ID: id, Leader: leader, LeaderEpoch: 4, Replicas: replicas, ISR: isr, HW: leo, LEO: leo, LogStart: 0, ReplicaLEOs: leos}
 }
+
+// withTxns is healthy with open transactions: a consume-transform-produce
+// member mid-transaction, one committing, one open past its timeout (a
+// hanging transaction), one over more partitions than a frame lists, and
+// idle transactional ids.
+func withTxns() *Snapshot {
+	s := healthy()
+	at := func(ago time.Duration) int64 { return fixedTime.Add(-ago).UnixMilli() }
+	var wide []string
+	for p := 0; p < 40; p++ {
+		wide = append(wide, fmt.Sprintf("clickstream-enriched-%d", p))
+	}
+	s.Transactions = &Transactions{
+		Idle: 3,
+		Open: []Transaction{
+			{ID: "orders-etl-1", Coordinator: 2, ProducerID: 4001, Epoch: 7, State: "Ongoing", TimeoutMs: 60000, StartMs: at(12 * time.Second),
+				Partitions: []string{"__consumer_offsets-1", "payments-0", "payments-1"}},
+			{ID: "orders-etl-0", Coordinator: 1, ProducerID: 4000, Epoch: 3, State: "PrepareCommit", TimeoutMs: 60000, StartMs: at(800 * time.Millisecond),
+				Partitions: []string{"payments-1"}},
+			{ID: "legacy-loader", Coordinator: 3, ProducerID: 17, Epoch: 0, State: "Ongoing", TimeoutMs: 900000, StartMs: at(2*time.Hour + 5*time.Minute),
+				Partitions: []string{"orders-2"}},
+			{ID: "enricher", Coordinator: 1, ProducerID: 5000, Epoch: 12, State: "Ongoing", TimeoutMs: 30000, StartMs: at(3 * time.Second),
+				Partitions: wide},
+		},
+	}
+	s.Normalize()
+	return s
+}

@@ -116,6 +116,11 @@ func TestGoldenViews(t *testing.T) {
 		{"many-partitions-scrolled", many, Options{View: ViewPartitions, Topic: "clicks"}, []string{"pgdown", "pgdown"}},
 		{"many-groups-offsets-scrolled", many, Options{View: ViewGroups, Group: "clickstream"}, []string{"J", "J", "J"}},
 		{"healthy-help", healthy, Options{View: ViewTopics}, []string{"?"}},
+		{"txns-transactions", withTxns, Options{View: ViewTransactions}, nil},
+		// the hanging one: past its 15m timeout
+		{"txns-transactions-overdue", withTxns, Options{View: ViewTransactions}, []string{"j"}},
+		// a cluster without KIP-664: the view says so
+		{"unsupported-transactions", healthy, Options{View: ViewTransactions}, nil},
 	}
 	for _, c := range cases {
 		for _, sz := range sizes {
@@ -204,12 +209,17 @@ func TestGoldenOnce(t *testing.T) {
 		{"topics", Options{View: ViewTopics}, "  … 28 more"},
 		{"partitions", Options{View: ViewPartitions, Topic: "clicks"}, "  … 17 more"},
 		{"groups", Options{View: ViewGroups, Group: "clickstream"}, "  … 19 more"},
+		{"transactions", Options{View: ViewTransactions}, "  … 13 more partitions"},
 	}
 	for _, c := range cases {
 		name := "once-many-" + c.name + "-80x24"
 		t.Run(name, func(t *testing.T) {
 			c.opt.Target, c.opt.Refresh = "kafka-1.example:9092", 2e9
-			frame, err := RenderOnce(context.Background(), newFake(fakeStep{snap: many()}), c.opt, 80, 24)
+			snap := many()
+			if c.opt.View == ViewTransactions {
+				snap = withTxns()
+			}
+			frame, err := RenderOnce(context.Background(), newFake(fakeStep{snap: snap}), c.opt, 80, 24)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,4 +245,35 @@ func TestGoldenOnce(t *testing.T) {
 			t.Fatalf("frame:\n%s", frame)
 		}
 	})
+}
+
+// TestTransactionsTab: the transactions tab is there when the cluster
+// serves KIP-664 and the tab keys reach it; without it the tab is hidden
+// and skipped, and its key shows why.
+func TestTransactionsTab(t *testing.T) {
+	tabs := func(m Model) string { return strings.Split(m.View(), "\n")[1] }
+	m := loaded(t, withTxns(), Options{View: ViewGroups}, 100, 30)
+	if !strings.Contains(tabs(m), "5 Transactions") {
+		t.Fatalf("no transactions tab: %q", tabs(m))
+	}
+	if m = press(t, m, "tab"); m.active != ViewTransactions {
+		t.Fatalf("tab from groups went to %s", m.active)
+	}
+	if m = press(t, m, "tab"); m.active != ViewBrokers {
+		t.Fatalf("tab from transactions went to %s", m.active)
+	}
+	if m = press(t, m, "shift+tab"); m.active != ViewTransactions {
+		t.Fatalf("shift+tab from brokers went to %s", m.active)
+	}
+
+	m = loaded(t, healthy(), Options{View: ViewGroups}, 100, 30)
+	if strings.Contains(tabs(m), "Transactions") {
+		t.Fatalf("a transactions tab without KIP-664: %q", tabs(m))
+	}
+	if m = press(t, m, "tab"); m.active != ViewBrokers {
+		t.Fatalf("tab from groups went to %s, want brokers", m.active)
+	}
+	if m = press(t, m, "5"); m.active != ViewTransactions || !strings.Contains(m.View(), "not supported by this cluster") {
+		t.Fatalf("key 5 without KIP-664:\n%s", m.View())
+	}
 }

@@ -7,6 +7,7 @@ import "github.com/charmbracelet/bubbles/key"
 type keyMap struct {
 	Next, Prev                   key.Binding
 	Brokers, Topics, Parts, Grps key.Binding
+	Txns                         key.Binding
 	Up, Down, PageUp, PageDown   key.Binding
 	Home, End                    key.Binding
 	DetailUp, DetailDown         key.Binding
@@ -26,6 +27,7 @@ func defaultKeys() keyMap {
 		Topics:     b("2", "topics", "2"),
 		Parts:      b("3", "partitions", "3"),
 		Grps:       b("4", "groups", "4"),
+		Txns:       b("5", "transactions", "5"),
 		Up:         b("↑/k", "up", "up", "k"),
 		Down:       b("↓/j", "down", "down", "j"),
 		PageUp:     b("pgup", "page up", "pgup", "ctrl+b"),
@@ -62,7 +64,7 @@ func (k keyMap) short(v View) []key.Binding {
 // FullHelp is shown after "?".
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Prev, k.Brokers, k.Topics, k.Parts, k.Grps},
+		{k.Next, k.Prev, k.Brokers, k.Topics, k.Parts, k.Grps, k.Txns},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 		{k.DetailUp, k.DetailDown, k.Open, k.Back, k.PrevTopic, k.NextTopic},
 		{k.Refresh, k.Help, k.Quit},

@@ -51,6 +51,7 @@ type Model struct {
 	topics        topicsView
 	parts         partitionsView
 	groups        groupsView
+	txns          transactionsView
 
 	snap     *Snapshot // last good snapshot, nil before the first
 	err      error     // last refresh's error, nil after a good one
@@ -165,9 +166,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return m.fetch()
 		}
 	case key.Matches(msg, k.Next):
-		m.switchTo((m.active + 1) % numViews)
+		m.switchTo(m.step(1))
 	case key.Matches(msg, k.Prev):
-		m.switchTo((m.active + numViews - 1) % numViews)
+		m.switchTo(m.step(-1))
 	case key.Matches(msg, k.Brokers):
 		m.switchTo(ViewBrokers)
 	case key.Matches(msg, k.Topics):
@@ -176,6 +177,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.switchTo(ViewPartitions)
 	case key.Matches(msg, k.Grps):
 		m.switchTo(ViewGroups)
+	case key.Matches(msg, k.Txns):
+		m.switchTo(ViewTransactions) // says so if the cluster cannot show them
 	case key.Matches(msg, k.Back) && m.active == ViewPartitions:
 		// Back lands on the topic being looked at, wherever the topics
 		// list was left.
@@ -190,6 +193,26 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// shows reports whether v has a tab: the transactions view only when
+// the cluster serves its APIs, or when it is the view asked for (it then
+// says that they are not served).
+func (m Model) shows(v View) bool {
+	return v != ViewTransactions || m.active == v || (m.snap != nil && m.snap.Transactions != nil)
+}
+
+// step is the view dir tabs away from the active one, skipping the
+// views without a tab.
+func (m Model) step(dir int) View {
+	v := m.active
+	for range numViews {
+		v = (v + View(dir) + numViews) % numViews
+		if m.shows(v) {
+			return v
+		}
+	}
+	return m.active
 }
 
 func (m *Model) switchTo(v View) {
@@ -213,6 +236,8 @@ func (m *Model) pane(v View) pane {
 		return &m.parts
 	case ViewGroups:
 		return &m.groups
+	case ViewTransactions:
+		return &m.txns
 	}
 	return &m.brokers
 }
@@ -307,6 +332,9 @@ func (m Model) titleLine(w int) string {
 func (m Model) tabsLine(w int) string {
 	var b strings.Builder
 	for v := View(0); v < numViews; v++ {
+		if !m.shows(v) {
+			continue
+		}
 		label := fmt.Sprintf("%d %s", v+1, viewTitles[v])
 		switch {
 		case v == m.active && m.st.plain:

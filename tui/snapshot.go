@@ -14,6 +14,9 @@ type Snapshot struct {
 	Brokers    []Broker
 	Topics     []Topic
 	Groups     []Group
+	// Transactions is nil when the cluster does not serve the KIP-664
+	// APIs (ListTransactions, DescribeTransactions): the view is hidden.
+	Transactions *Transactions
 	// Warnings are the parts of the observation that failed without
 	// making the rest useless (an unreachable admin endpoint, a group that
 	// could not be described).
@@ -238,7 +241,7 @@ func (s *Snapshot) Group(id string) (Group, bool) {
 // with internal topics last (operators look for their own topics first),
 // partitions by id, replica-set members kept in assignment order (the
 // first is the preferred leader), groups by id, offsets by topic and
-// partition, warnings as given.
+// partition, open transactions by id, warnings as given.
 func (s *Snapshot) Normalize() {
 	sort.Slice(s.Brokers, func(i, j int) bool { return s.Brokers[i].ID < s.Brokers[j].ID })
 	sort.Slice(s.Topics, func(i, j int) bool {
@@ -262,6 +265,7 @@ func (s *Snapshot) Normalize() {
 		})
 		sort.Slice(g.Members, func(i, j int) bool { return g.Members[i].ID < g.Members[j].ID })
 	}
+	s.Transactions.normalize()
 }
 
 // Summary counts for the brokers view.

@@ -49,13 +49,19 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 		hw, leo    offsetsResult
 		groups     groupsResult
 		adminViews []adminReport
+		txns       *Transactions
 	)
-	wg.Add(4)
+	wg.Add(5)
 	go func() { defer wg.Done(); hw = l.listOffsets(ctx, s, consumerReplicaID) }()
 	go func() { defer wg.Done(); leo = l.listOffsets(ctx, s, debugReplicaID) }()
 	go func() { defer wg.Done(); groups = l.groups(ctx) }()
 	go func() { defer wg.Done(); adminViews = l.adminReports(ctx) }()
+	go func() { defer wg.Done(); txns = l.transactions(ctx) }()
 	wg.Wait()
+	s.Transactions = txns
+	if txns != nil && txns.Err != "" {
+		s.Warnings = append(s.Warnings, txns.Err)
+	}
 
 	for ti := range s.Topics {
 		t := &s.Topics[ti]

@@ -18,11 +18,12 @@ const (
 	ViewTopics
 	ViewPartitions
 	ViewGroups
+	ViewTransactions // shown when the cluster serves KIP-664 (see Model.shows)
 	numViews
 )
 
-var viewNames = [numViews]string{"brokers", "topics", "partitions", "groups"}
-var viewTitles = [numViews]string{"Brokers", "Topics", "Partitions", "Groups"}
+var viewNames = [numViews]string{"brokers", "topics", "partitions", "groups", "transactions"}
+var viewTitles = [numViews]string{"Brokers", "Topics", "Partitions", "Groups", "Transactions"}
 
 func (v View) String() string {
 	if v < 0 || v >= numViews {

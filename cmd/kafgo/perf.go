@@ -48,10 +48,16 @@ names (--producer-props k=v ..., --producer.config file); bootstrap.servers
 may be given there instead of --bootstrap-server. The command exits 1 if
 any record failed.
 
+--transactional-id or --transaction-duration-ms (Kafka's flags) send every
+record in a transaction, committed after --transaction-duration-ms (3000
+by default) or, with --transaction-records, once it holds that many
+records, whichever comes first.
+
 Examples:
   kafgo perf produce --bootstrap-server localhost:9092 --topic t --num-records 100000 --record-size 100 --throughput -1
   kafgo perf produce --topic t --num-records 50000 --payload-monotonic --throughput 5000 --producer-props bootstrap.servers=localhost:9092 acks=1 linger.ms=5
-  kafgo perf produce --bootstrap-server localhost:9092 --topic t --num-records 1000 --record-size 512 --throughput -1 --format json`,
+  kafgo perf produce --bootstrap-server localhost:9092 --topic t --num-records 1000 --record-size 512 --throughput -1 --format json
+  kafgo perf produce --bootstrap-server localhost:9092 --topic t --num-records 100000 --record-size 100 --throughput -1 --transactional-id perf-txn --transaction-records 1000`,
 		// Kafka's --producer-props takes several k=v words; pflag takes one
 		// value per flag, so the following words arrive as arguments.
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -81,6 +87,12 @@ Examples:
 			if o.JSON, err = jsonFormat(format); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("transaction-duration-ms") && o.TransactionDurationMs <= 0 {
+				return errors.New("--transaction-duration-ms should be greater than zero")
+			}
+			if cmd.Flags().Changed("transaction-records") && o.TransactionRecords <= 0 {
+				return errors.New("--transaction-records should be greater than zero")
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_, err = perf.RunProducer(ctx, c, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -101,6 +113,9 @@ Examples:
 	f.BoolVar(&o.PrintMetrics, "print-metrics", false, "Print out metrics at the end of the test.")
 	f.Int64Var(&o.WarmupRecords, "warmup-records", 0, "The number of records to treat as warmup; they are left out of an additional steady-state summary line.")
 	f.StringVar(&format, "format", "text", "Output format: text (Kafka's lines) or json (final figures only).")
+	f.StringVar(&o.TransactionalID, "transactional-id", "", "The transactional id to use; sends every record in a transaction. (default: "+perf.DefaultTransactionalID+" when transactions are on)")
+	f.Int64Var(&o.TransactionDurationMs, "transaction-duration-ms", 0, fmt.Sprintf("The max age of each transaction: commitTransaction is called after this time has elapsed. Turns transactions on. (default: %d when transactions are on, unless only --transaction-records is given)", perf.DefaultTransactionDurationMs))
+	f.Int64Var(&o.TransactionRecords, "transaction-records", 0, "Commit each transaction once it holds this many records (kafgo's; with --transaction-duration-ms, whichever comes first). Turns transactions on.")
 	return cmd
 }
 

@@ -27,12 +27,14 @@ func newTUICommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "tui",
-		Short: "Live terminal view of a cluster: brokers, topics, partitions, consumer groups",
+		Short: "Live terminal view of a cluster: brokers, topics, partitions, consumer groups, transactions",
 		Long: `A live view of a running cluster: brokers and the controller, topics with
 their under-replicated partitions, the partitions of one topic (leader,
 replicas, ISR, offline replicas, high watermark, each replica's log end
-offset and its lag behind the leader), and consumer groups with their
-per-partition lag.
+offset and its lag behind the leader), consumer groups with their
+per-partition lag, and open transactions (transactional id, producer id
+and epoch, state, partitions, age; a tab shown when the cluster serves
+ListTransactions and DescribeTransactions, KIP-664).
 
 Everything but the followers' log end offsets comes over the Kafka
 protocol. Those only the leader knows: --admin lists the brokers' admin
@@ -44,7 +46,7 @@ scripts: without the key help, and with no colour unless stdout is a
 terminal (and never with --no-color). A list too long for the frame ends
 in a line saying how many rows it left out ("… 12 more").
 
-Keys: tab/←/→ or 1-4 switch views, ↑/↓ select, enter opens a topic,
+Keys: tab/←/→ or 1-5 switch views, ↑/↓ select, enter opens a topic,
 [ and ] change topic, J/K scroll a group's offsets, r refreshes, ? shows
 all keys, q quits.
 
@@ -100,7 +102,7 @@ Examples:
 	f.DurationVar(&refresh, "refresh", 2*time.Second, "Interval between refreshes; 0 refreshes only on the r key.")
 	f.DurationVar(&timeout, "timeout", 10*time.Second, "Time limit for one refresh.")
 	f.BoolVar(&once, "once", false, "Print one frame and exit.")
-	f.StringVar(&view, "view", "brokers", "View to show first: brokers, topics, partitions or groups.")
+	f.StringVar(&view, "view", "brokers", "View to show first: brokers, topics, partitions, groups or transactions.")
 	f.StringVar(&o.Topic, "topic", "", "Topic the partitions view shows (default: the first).")
 	f.StringVar(&o.Group, "group", "", "Group the groups view selects (default: the first).")
 	f.IntVar(&width, "width", 100, "Frame width for --once.")

@@ -159,12 +159,7 @@ func TestTxnCoordinator(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, 2, 1, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	wc, err := wire.Dial(ctx, c.Addrs()[0], "txn-e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wc.Close()
-	tb := txnBroker{t: t, cl: wc}
+	tb := dialTxnBroker(t, ctx, c.Addrs()[0])
 	markers := servesMarkers(t, tb)
 	t.Logf("broker serves WriteTxnMarkers: %v", markers)
 
@@ -401,12 +396,19 @@ func txnCoordinator(t *testing.T, c *testcluster.Cluster, id string, not int32) 
 		node = r.NodeID
 		return r.Err == nil && r.NodeID != not, fmt.Sprintf("node %d err %v", r.NodeID, r.Err)
 	})
-	wc, err := wire.Dial(ctx, c.Broker(node).Addr(), "txn-e2e")
+	return node, dialTxnBroker(t, ctx, c.Broker(node).Addr())
+}
+
+// dialTxnBroker connects a txnBroker to the broker at addr, closed when
+// the test ends.
+func dialTxnBroker(t *testing.T, ctx context.Context, addr string) txnBroker {
+	t.Helper()
+	wc, err := wire.Dial(ctx, addr, "txn-e2e")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wc.Close() })
-	return node, txnBroker{t: t, cl: wc}
+	return txnBroker{t: t, cl: wc}
 }
 
 // TestTxnCoordinatorFailover: in a three-broker ZooKeeper cluster the
