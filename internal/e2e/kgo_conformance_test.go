@@ -134,6 +134,11 @@ func TestFranzGoTxnSuiteCluster(t *testing.T) {
 		"offsets.topic.replication.factor":         "3",
 		"transaction.state.log.replication.factor": "3",
 		"transaction.state.log.min.isr":            "2",
+		// Three race-built brokers beside the suite on two cores can take
+		// longer than Kafka's 5 s to replicate an offset commit; the
+		// suite's clients then see REQUEST_TIMED_OUT, as they would from
+		// Kafka on an overloaded machine.
+		"offsets.commit.timeout.ms": "30000",
 	}})
 	c.WaitForBrokers(30 * time.Second)
 	runKgoSuite(t, dir, c.Bootstrap(), 3, 100000, "TestTxn|TestGroupETL", 15*time.Minute)
