@@ -108,7 +108,9 @@ func TestTopicAndRequestFamilies(t *testing.T) {
 // summed per topic; a partition whose HW is unknown has an offset series
 // and no lag; the GroupMetadataManager gauges count by state.
 func TestGroupLag(t *testing.T) {
-	tp := func(topic string, p int32) partid.TopicPartition { return partid.TopicPartition{Topic: topic, Partition: p} }
+	tp := func(topic string, p int32) partid.TopicPartition {
+		return partid.TopicPartition{Topic: topic, Partition: p}
+	}
 	src := Source{
 		Groups: func() []group.GroupSnapshot {
 			return []group.GroupSnapshot{
