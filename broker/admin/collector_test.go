@@ -58,9 +58,8 @@ func TestTopicAndRequestFamilies(t *testing.T) {
 	a.ReplicationBytesIn.Add(77)
 	reg.Topics.Acquire("b").ProduceFailed(kerr.InvalidRecord.Code, 5)
 	p := reg.Requests.For(0, false)
-	base := time.Unix(100, 0)
-	p.Done(9, &metrics.RequestTimes{Received: base, Started: base, Served: base.Add(3 * time.Millisecond),
-		Resolving: base.Add(3 * time.Millisecond), Resolved: base.Add(3 * time.Millisecond)}, base.Add(4*time.Millisecond))
+	p.Done(9, &metrics.RequestTimes{Received: time.Unix(100, 0), Served: 3 * time.Millisecond,
+		Resolving: 3 * time.Millisecond, Resolved: 3 * time.Millisecond}, 4*time.Millisecond)
 	tally := p.NewErrorTally()
 	tally.Add(kerr.NotLeaderForPartition.Code)
 	tally.Add(0)
@@ -186,9 +185,8 @@ func TestV1Metrics(t *testing.T) {
 	reg := metrics.New()
 	reg.Topics.Acquire("a").Appended(3, 300)
 	p := reg.Requests.For(1, true)
-	base := time.Unix(100, 0)
 	for range 100 {
-		p.Done(12, &metrics.RequestTimes{Received: base, Started: base, Served: base, Resolving: base, Resolved: base.Add(400 * time.Millisecond)}, base.Add(400*time.Millisecond))
+		p.Done(12, &metrics.RequestTimes{Received: time.Unix(100, 0), Resolved: 400 * time.Millisecond}, 400*time.Millisecond)
 	}
 	src := Source{Metrics: reg}
 	srv := &Server{src: src, col: newCollector(src)}

@@ -24,13 +24,20 @@ type callMetrics struct {
 	// counted is set by a handler that tallied its response's errors
 	// itself (Fetch, whose answer is pre-encoded).
 	counted bool
+	// tally counts the response's error codes; it lives here, in the
+	// call's one allocation, rather than escaping on its own.
+	tally metrics.ErrorTally
 }
 
 // ResponseSent implements wire.SentHook: the request is complete.
-func (m *callMetrics) ResponseSent() { m.rs.Done(m.version, &m.times, time.Now()) }
+func (m *callMetrics) ResponseSent() { m.rs.Done(m.version, &m.times, time.Since(m.times.Received)) }
 
-// beginMetrics starts a served call's metrics, with the times Serve took.
-func (s *Server) beginMetrics(c *Call, started, served time.Time) {
+// beginMetrics starts a served call's metrics: its handler started at
+// started and took handled.
+func (s *Server) beginMetrics(c *Call, started time.Time, handled time.Duration) {
+	if c.Received.IsZero() {
+		return // not read from a connection
+	}
 	follower := false
 	if f, ok := c.Req.(*kmsg.FetchRequest); ok {
 		follower = f.ReplicaID >= 0
@@ -39,15 +46,16 @@ func (s *Server) beginMetrics(c *Call, started, served time.Time) {
 	if rs == nil {
 		return
 	}
+	queued := started.Sub(c.Received)
 	c.metrics = callMetrics{rs: rs, version: c.Header.APIVersion, times: metrics.RequestTimes{
-		Received: c.Received, Started: started, Served: served,
+		Received: c.Received, Started: queued, Served: queued + handled,
 	}}
 }
 
 // resolving marks the reply starting (the writer reached the request).
 func (c *Call) resolving() {
 	if c.metrics.rs != nil {
-		c.metrics.times.Resolving = time.Now()
+		c.metrics.times.Resolving = time.Since(c.Received)
 	}
 }
 
@@ -59,12 +67,12 @@ func (c *Call) resolved(res Result, resp *wire.Response) *wire.Response {
 	if m.rs == nil {
 		return resp
 	}
-	m.times.Resolved = time.Now()
+	m.times.Resolved = time.Since(m.times.Received)
 	m.times.Throttle = c.quota.throttle
 	if !m.counted && res.Resp != nil {
-		tally := m.rs.NewErrorTally()
-		countErrors(&tally, res.Resp)
-		tally.Flush()
+		m.tally = m.rs.NewErrorTally()
+		countErrors(&m.tally, res.Resp)
+		m.tally.Flush()
 	}
 	resp.Sent = m
 	return resp

@@ -130,9 +130,8 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 	c := &Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received}
 	c.quota.size = requestSize(req)
 	reply := h.fn(c)
-	served := time.Now()
-	c.quota.handled = served.Sub(start)
-	s.beginMetrics(c, start, served)
+	c.quota.handled = time.Since(start)
+	s.beginMetrics(c, start, c.quota.handled)
 	return func() *wire.Response {
 		c.resolving()
 		res := reply()

@@ -180,12 +180,11 @@ func TestRequestStats(t *testing.T) {
 		t.Fatal("out of range keys have stats")
 	}
 	p := r.For(0, false)
-	base := time.Unix(1000, 0)
-	tm := RequestTimes{Received: base, Started: base.Add(time.Microsecond), Served: base.Add(50 * time.Microsecond),
-		Resolving: base.Add(60 * time.Microsecond), Resolved: base.Add(3 * time.Millisecond), Throttle: 0}
-	p.Done(9, &tm, base.Add(3100*time.Microsecond))
-	p.Done(9, &tm, base.Add(3100*time.Microsecond))
-	p.Done(99, &tm, base.Add(3100*time.Microsecond))
+	tm := RequestTimes{Received: time.Unix(1000, 0), Started: time.Microsecond, Served: 50 * time.Microsecond,
+		Resolving: 60 * time.Microsecond, Resolved: 3 * time.Millisecond, Throttle: 0}
+	p.Done(9, &tm, 3100*time.Microsecond)
+	p.Done(9, &tm, 3100*time.Microsecond)
+	p.Done(99, &tm, 3100*time.Microsecond)
 	tally := p.NewErrorTally()
 	for _, c := range []int16{0, 0, 0, 6, 6, 0, 500} {
 		tally.Add(c)

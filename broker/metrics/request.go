@@ -50,22 +50,25 @@ const maxVersion = 31
 // that range shares the last slot, reported as UNKNOWN_SERVER_ERROR.
 const numErrSlots = 160
 
-// RequestTimes are the phase timestamps of one request.
+// RequestTimes are the phase times of one request, as offsets from
+// Received: time.Since on a time with a monotonic reading reads only the
+// monotonic clock, half the cost of time.Now.
 type RequestTimes struct {
-	Received, Started, Served, Resolving, Resolved time.Time
-	Throttle                                       time.Duration
+	Received                             time.Time
+	Started, Served, Resolving, Resolved time.Duration // since Received
+	Throttle                             time.Duration
 }
 
-// Done records a request whose response was sent at sent: its version,
-// and each phase's time.
-func (r *RequestStats) Done(version int16, t *RequestTimes, sent time.Time) {
+// Done records a request whose response was sent at sent (since
+// Received): its version, and each phase's time.
+func (r *RequestStats) Done(version int16, t *RequestTimes, sent time.Duration) {
 	r.versions[min(max(int(version), 0), maxVersion)].Add(1)
-	r.TotalTime.Observe(sent.Sub(t.Received))
-	r.RequestQueueTime.Observe(t.Started.Sub(t.Received))
-	r.LocalTime.Observe(t.Served.Sub(t.Started))
-	r.ResponseQueueTime.Observe(t.Resolving.Sub(t.Served))
-	r.RemoteTime.Observe(t.Resolved.Sub(t.Resolving))
-	r.ResponseSendTime.Observe(sent.Sub(t.Resolved))
+	r.TotalTime.Observe(sent)
+	r.RequestQueueTime.Observe(t.Started)
+	r.LocalTime.Observe(t.Served - t.Started)
+	r.ResponseQueueTime.Observe(t.Resolving - t.Served)
+	r.RemoteTime.Observe(t.Resolved - t.Resolving)
+	r.ResponseSendTime.Observe(sent - t.Resolved)
 	r.ThrottleTime.Observe(t.Throttle)
 }
 
