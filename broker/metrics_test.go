@@ -123,7 +123,7 @@ func TestKafkaMetrics(t *testing.T) {
 	}
 
 	// A consumer reads the topic; a group commits 10 of the 25.
-	consumer := client(t, b, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"t": {0: kgo.NewOffset().AtStart()}}))
+	consumer := client(t, b, kgo.FetchMaxWait(100*time.Millisecond), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"t": {0: kgo.NewOffset().AtStart()}}))
 	got := 0
 	for got < n {
 		fs := consumer.PollRecords(ctx, n)
