@@ -25,6 +25,7 @@ import (
 	"kafgo/broker/group"
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
+	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/replica"
@@ -59,6 +60,7 @@ type Broker struct {
 	creds     atomic.Pointer[credentials.Store]
 	cc        *controllerClient
 	adminHTTP *admin.Server
+	metrics   *metrics.Registry // Kafka's metric set, read by the admin endpoint
 
 	// registered is set once /brokers/ids/<id> was created by this broker:
 	// only a broker the controller knows has leaderships to hand over.
@@ -76,7 +78,7 @@ func New(cfg *config.Broker, logger *slog.Logger) *Broker {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	b := &Broker{log: logger.With("broker", cfg.BrokerID)}
+	b := &Broker{log: logger.With("broker", cfg.BrokerID), metrics: metrics.New()}
 	b.cfg.Store(cfg)
 	b.static.Store(cfg)
 	return b
@@ -149,6 +151,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		CleanerIoBufferSize:     int(cfg.LogCleanerIoBufferSize),
 		CleanerDedupeLoadFactor: cfg.LogCleanerIoBufferLoadFactor,
 		Logger:                  b.log,
+		OnFlush:                 b.metrics.ObserveFlush,
 	})
 	if err != nil {
 		return err
@@ -166,6 +169,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		ImbalanceCheckInterval: time.Duration(cfg.LeaderImbalanceCheckIntervalSeconds) * time.Second,
 		ImbalancePercentage:    int(cfg.LeaderImbalancePerBrokerPercentage),
 		Logger:                 b.log,
+		Metrics:                b.metrics,
 	})
 	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache, listener: listener}
 	b.replicas, err = replica.NewManager(replica.Config{
@@ -192,6 +196,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		LeaderQuota:          newReplicationQuota(cfg, cfg.LeaderReplicationThrottledRate),
 		FollowerQuota:        newReplicationQuota(cfg, cfg.FollowerReplicationThrottledRate),
 		Logger:               b.log,
+		Metrics:              b.metrics,
 		// Set before any LeaderAndIsr can arrive (the listeners start below).
 		OnLeadershipChange: func(tp partid.TopicPartition, leader bool, epoch int32) {
 			b.groups.OnLeadershipChange(tp.Topic, tp.Partition, leader, epoch)
@@ -227,6 +232,8 @@ func (b *Broker) Start(ctx context.Context) error {
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
 			ClientQuotas: b.quotas,
+			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
+			EndOffsets: b.endOffsets, Txns: b.txns.Stats,
 		})
 	}
 
@@ -533,6 +540,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Logger:              b.log,
 		ClientQuotas:        b.quotas,
 		Credentials:         b.creds.Load(),
+		Metrics:             b.metrics,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
 		AlterBrokerConfig:   b.alterBrokerConfig,

@@ -16,7 +16,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"kafgo/broker/clientquota"
+	"kafgo/broker/controller"
+	"kafgo/broker/group"
+	"kafgo/broker/metrics"
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
+	"kafgo/broker/storage"
+	"kafgo/broker/txn"
 	"kafgo/broker/wire"
 	"kafgo/internal/adminapi"
 )
@@ -33,11 +39,26 @@ type Source struct {
 	// ClientQuotas, if set, adds the client quota sensors to /metrics and
 	// /v1/quotas.
 	ClientQuotas *clientquota.Manager
+
+	// The rest feed Kafka's metric set on /metrics; each family is left
+	// out when its source is nil.
+	Metrics *metrics.Registry // request, topic, ISR, election and flush counters
+	Logs    *storage.Manager  // per-partition Log gauges
+	// Controller returns the KafkaController gauges (zero unless active).
+	Controller func(ctx context.Context) controller.Stats
+	// Groups snapshots the groups this broker coordinates.
+	Groups func() []group.GroupSnapshot
+	// EndOffsets returns the high watermarks of the partitions it can
+	// learn before ctx ends (consumer group lag); missing ones are unknown.
+	EndOffsets func(ctx context.Context, tps []partid.TopicPartition) map[partid.TopicPartition]int64
+	// Txns returns the transaction coordinator's counts.
+	Txns func() txn.Stats
 }
 
 // Server is the HTTP endpoint.
 type Server struct {
 	src  Source
+	col  *collector
 	http *http.Server
 	ln   net.Listener
 	log  *slog.Logger
@@ -57,13 +78,14 @@ func Listen(addr string, log *slog.Logger) (*Server, error) {
 // Serve answers on the bound address from src until Shutdown.
 func (s *Server) Serve(src Source) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), &collector{src: src})
+	s.src, s.col = src, newCollector(src)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), s.col)
 	mux := http.NewServeMux()
-	s.src = src
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc(adminapi.BrokerPath, s.broker)
 	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
 	mux.HandleFunc(adminapi.QuotasPath, s.clientQuotas)
+	mux.HandleFunc(adminapi.MetricsPath, s.v1Metrics)
 	s.http.Handler = mux
 	go func() {
 		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -1,16 +1,42 @@
 package admin
 
 import (
+	"context"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kafgo/broker/metrics"
 	"kafgo/broker/quota"
+	"kafgo/broker/replica"
 )
 
-// collector reads the broker's state at scrape time, so metrics cost
-// nothing between scrapes and are never stale.
-type collector struct{ src Source }
+// collector reads the broker's state and counters at scrape time, so
+// metrics cost nothing between scrapes and are never stale. It is an
+// unchecked collector (Describe sends nothing): the BrokerTopicMetrics
+// families carry both per-topic series and the all-topics one without a
+// topic label, as the JMX exporter convention has them, which a checked
+// collector cannot describe.
+type collector struct {
+	src Source
+	win *window
+}
+
+func newCollector(src Source) *collector {
+	c := &collector{src: src, win: newWindow(time.Minute)}
+	// The first rate window starts when the counters did.
+	start := time.Now()
+	if src.Metrics != nil {
+		start = src.Metrics.Started()
+	}
+	c.win.add(start, map[string]float64{})
+	return c
+}
+
+// scrapeTimeout bounds what a scrape waits for (the controller's event
+// loop, other brokers' end offsets for consumer lag).
+const scrapeTimeout = 5 * time.Second
 
 var (
 	descConns    = prometheus.NewDesc("kafgo_network_open_connections", "Open client connections.", nil, nil)
@@ -20,13 +46,9 @@ var (
 	descBytesOut = prometheus.NewDesc("kafgo_network_sent_bytes_total", "Bytes sent to clients.", nil, nil)
 	descErrors   = prometheus.NewDesc("kafgo_network_closed_for_error_total", "Connections closed for bad input or errors.", nil, nil)
 	partLabels   = []string{"topic", "partition"}
-	descLEO      = prometheus.NewDesc("kafgo_log_end_offset", "Log end offset of the local replica.", partLabels, nil)
-	descLSO      = prometheus.NewDesc("kafgo_log_start_offset", "Log start offset of the local replica.", partLabels, nil)
 	descHW       = prometheus.NewDesc("kafgo_high_watermark", "High watermark as this replica knows it.", partLabels, nil)
 	descLeader   = prometheus.NewDesc("kafgo_partition_is_leader", "1 when this broker leads the partition.", partLabels, nil)
 	descISR      = prometheus.NewDesc("kafgo_partition_isr_size", "ISR size (leader's view).", partLabels, nil)
-	descURP      = prometheus.NewDesc("kafgo_under_replicated_partitions", "Led partitions whose ISR is smaller than the replica set.", nil, nil)
-	descCtl      = prometheus.NewDesc("kafgo_controller_active", "1 when this broker is the active controller.", nil, nil)
 
 	// Replication quotas (KIP-73), side="leader" (bytes served to followers
 	// of leader-throttled partitions) or "follower" (bytes fetched for
@@ -44,15 +66,32 @@ var (
 		"Times a throttled replica's data was left out of a fetch because the quota was exceeded.", sideLabel, nil)
 )
 
-func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descAccepted, descRequests, descBytesIn, descBytesOut, descErrors, descLEO, descLSO, descHW, descLeader, descISR, descURP, descCtl,
-		descThrottleBytes, descThrottleRate, descThrottleLimit, descThrottling, descHeldBack} {
-		ch <- d
-	}
-	describeQuotas(ch)
-}
+// Describe sends nothing: see collector.
+func (c *collector) Describe(chan<- *prometheus.Desc) {}
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	c.collectWire(ch)
+	c.collectWindowed(ch, time.Now())
+	c.collectRequests(ch)
+	c.collectTopics(ch)
+	c.collectReplicas(ch)
+	c.collectLogs(ch)
+	c.collectController(ctx, ch)
+	c.collectGroups(ctx, ch)
+	if c.src.Replicas != nil {
+		leader, follower := c.src.Replicas.Quotas()
+		collectQuota(ch, "leader", leader.Stats())
+		collectQuota(ch, "follower", follower.Stats())
+	}
+	collectQuotas(ch, c.src.ClientQuotas)
+}
+
+func (c *collector) collectWire(ch chan<- prometheus.Metric) {
+	if c.src.Wire == nil {
+		return
+	}
 	st := c.src.Wire.Stats()
 	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(st.OpenConns))
 	ch <- prometheus.MustNewConstMetric(descAccepted, prometheus.CounterValue, float64(st.Accepted))
@@ -60,33 +99,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descBytesIn, prometheus.CounterValue, float64(st.BytesIn))
 	ch <- prometheus.MustNewConstMetric(descBytesOut, prometheus.CounterValue, float64(st.BytesOut))
 	ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(st.ClosedForError))
-	urp := 0
-	for _, p := range c.src.Replicas.Partitions() {
-		s := p.State()
-		labels := []string{s.TopicPartition.Topic, strconv.Itoa(int(s.TopicPartition.Partition))}
-		ch <- prometheus.MustNewConstMetric(descLEO, prometheus.GaugeValue, float64(s.LogEndOffset), labels...)
-		ch <- prometheus.MustNewConstMetric(descLSO, prometheus.GaugeValue, float64(s.LogStartOffset), labels...)
-		ch <- prometheus.MustNewConstMetric(descHW, prometheus.GaugeValue, float64(s.HighWatermark), labels...)
-		leader := 0.0
-		if s.IsLeader {
-			leader = 1
-			if len(s.ISR) < len(s.Replicas) {
-				urp++
-			}
-		}
-		ch <- prometheus.MustNewConstMetric(descLeader, prometheus.GaugeValue, leader, labels...)
-		ch <- prometheus.MustNewConstMetric(descISR, prometheus.GaugeValue, float64(len(s.ISR)), labels...)
+	c.collectSocketServer(ch)
+}
+
+// collectReplicaPartition exports kafgo's own per-partition series.
+func collectReplicaPartition(ch chan<- prometheus.Metric, s *replica.State) {
+	labels := []string{s.TopicPartition.Topic, strconv.Itoa(int(s.TopicPartition.Partition))}
+	ch <- gauge(descHW, float64(s.HighWatermark), labels...)
+	leader := 0.0
+	if s.IsLeader {
+		leader = 1
 	}
-	ch <- prometheus.MustNewConstMetric(descURP, prometheus.GaugeValue, float64(urp))
-	active := 0.0
-	if c.src.IsController() {
-		active = 1
-	}
-	ch <- prometheus.MustNewConstMetric(descCtl, prometheus.GaugeValue, active)
-	leader, follower := c.src.Replicas.Quotas()
-	collectQuota(ch, "leader", leader.Stats())
-	collectQuota(ch, "follower", follower.Stats())
-	collectQuotas(ch, c.src.ClientQuotas)
+	ch <- gauge(descLeader, leader, labels...)
+	ch <- gauge(descISR, float64(len(s.ISR)), labels...)
 }
 
 func collectQuota(ch chan<- prometheus.Metric, side string, st quota.Stats) {
@@ -99,4 +124,31 @@ func collectQuota(ch chan<- prometheus.Metric, side string, st quota.Stats) {
 	ch <- prometheus.MustNewConstMetric(descThrottleLimit, prometheus.GaugeValue, float64(st.Limit), side)
 	ch <- prometheus.MustNewConstMetric(descThrottling, prometheus.GaugeValue, throttling, side)
 	ch <- prometheus.MustNewConstMetric(descHeldBack, prometheus.CounterValue, float64(st.HeldBack), side)
+}
+
+// msBuckets are metrics' histogram bounds in milliseconds, Kafka's unit
+// for its timers.
+var msBuckets = func() []float64 {
+	var out []float64
+	for _, b := range metrics.BucketBounds() {
+		out = append(out, float64(b)/float64(time.Millisecond))
+	}
+	return out
+}()
+
+// histogramMs exports a duration histogram in milliseconds.
+func histogramMs(desc *prometheus.Desc, s metrics.HistogramSnapshot, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(msBuckets))
+	for i, le := range msBuckets {
+		buckets[le] = s.Buckets[i]
+	}
+	return prometheus.MustNewConstHistogram(desc, s.Count, float64(s.Sum)/float64(time.Millisecond), buckets, labels...)
+}
+
+func counter(desc *prometheus.Desc, v uint64, labels ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), labels...)
+}
+
+func gauge(desc *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, labels...)
 }

@@ -99,7 +99,9 @@ func (s *Server) handleProduce(c *Call) Reply {
 				continue
 			}
 			if internalTopics[rt.Topic] {
-				setErr(ti, pi, refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic))
+				err := refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic)
+				s.produceRefused(tp, nil, err, len(rp.Records))
+				setErr(ti, pi, err)
 				continue
 			}
 			p, err := s.d.Replicas.LeaderPartition(tp)
@@ -109,6 +111,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 					// it; the client retries once its leader is up.
 					s.autoCreate(rt.Topic)
 				}
+				s.produceRefused(tp, nil, err, len(rp.Records))
 				setErr(ti, pi, err)
 				continue
 			}
@@ -116,11 +119,13 @@ func (s *Server) handleProduce(c *Call) Reply {
 			if req.Version < 3 {
 				// Produce v0-v2 carry magic 0/1 message sets; the log is v2.
 				if records, err = upConvert(records, p.Config()); err != nil {
+					s.produceRefused(tp, p, err, len(rp.Records))
 					setErr(ti, pi, err)
 					continue
 				}
 			}
 			if err := validateProduceBatch(tp, records, max(req.Version, 3), p.Config(), appendTime); err != nil {
+				s.produceRefused(tp, p, err, len(records))
 				setErr(ti, pi, err)
 				continue
 			}

@@ -124,6 +124,7 @@ func (s *Server) handleFetch(c *Call) Reply {
 			resp.ThrottleMillis = throttleMillis(throttle)
 			return Result{Resp: resp}
 		}
+		c.countFetchErrors(results)
 		return res
 	}
 }

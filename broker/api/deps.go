@@ -12,6 +12,7 @@ import (
 	"kafgo/broker/controller"
 	"kafgo/broker/credentials"
 	"kafgo/broker/group"
+	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
@@ -38,6 +39,8 @@ type Deps struct {
 	ClientQuotas *clientquota.Manager
 	// Credentials holds the users' SCRAM credentials (/config/users).
 	Credentials *credentials.Store
+	// Metrics receives the request metrics; nil keeps none.
+	Metrics *metrics.Registry
 
 	// Config returns the broker's current configuration.
 	Config func() *config.Broker

@@ -17,7 +17,8 @@ type callQuota struct {
 	size    int           // request bytes, header and body (Kafka's sizeInBytes)
 	handled time.Duration // time Serve spent decoding and handling it
 	// charged is set by a handler that settled its quotas itself (Fetch,
-	// which must decide before it answers) with the throttle it chose.
+	// which must decide before it answers) with the throttle it chose;
+	// settleQuotas sets throttle for the others.
 	charged  bool
 	throttle time.Duration
 }
@@ -94,6 +95,7 @@ func (s *Server) settleQuotas(c *Call, res *Result) {
 		rq := q.RecordAndThrottle(clientquota.Request, user, clientID, clientquota.Percentage(c.quota.handled))
 		throttle = s.throttled(q, user, clientID, clientquota.Request, 0, rq)
 	}
+	c.quota.throttle = throttle // for the request metrics' ThrottleTimeMs
 	if throttle <= 0 {
 		return
 	}

@@ -19,7 +19,8 @@ type Call struct {
 	Req      kmsg.Request
 	Received time.Time
 
-	quota callQuota // client quota accounting (quota.go)
+	quota   callQuota   // client quota accounting (quota.go)
+	metrics callMetrics // request metrics (metrics.go)
 }
 
 // ClientID is the request's client id, "" when null.
@@ -130,18 +131,25 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 	c.quota.size = requestSize(req)
 	reply := h.fn(c)
 	c.quota.handled = time.Since(start)
+	s.beginMetrics(c, start, c.quota.handled)
 	return func() *wire.Response {
+		c.resolving()
 		res := reply()
 		s.settleQuotas(c, &res)
-		switch {
-		case res.Raw != nil:
-			return res.Raw
-		case res.None:
-			return &wire.Response{None: true, Close: res.Close}
-		}
-		res.Resp.SetVersion(version)
-		return &wire.Response{Body: res.Resp.AppendTo(nil), Close: res.Close}
+		return c.resolved(res, toWire(res, version))
 	}
+}
+
+// toWire encodes a handler's Result at the request's version.
+func toWire(res Result, version int16) *wire.Response {
+	switch {
+	case res.Raw != nil:
+		return res.Raw
+	case res.None:
+		return &wire.Response{None: true, Close: res.Close}
+	}
+	res.Resp.SetVersion(version)
+	return &wire.Response{Body: res.Resp.AppendTo(nil), Close: res.Close}
 }
 
 // Local runs a request in process, as if it had arrived from another broker

@@ -1,11 +1,15 @@
 package controller
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // onBrokerChange handles a change of /brokers/ids: joins, deaths, and
 // bounces (the same id re-registered with a new epoch, KIP-380), which count
 // as a death followed by a join.
 func (c *Controller) onBrokerChange() {
+	defer c.timeLeaderElection(time.Now())
 	current, err := c.readBrokers(true)
 	if err != nil {
 		c.fail("read brokers", err)

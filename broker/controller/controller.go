@@ -13,6 +13,7 @@ import (
 
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
+	"kafgo/broker/metrics"
 )
 
 // Config wires a Controller.
@@ -29,6 +30,8 @@ type Config struct {
 	ImbalanceCheckInterval time.Duration
 	ImbalancePercentage    int
 	Logger                 *slog.Logger
+	// Metrics receives the ControllerStats; nil keeps none.
+	Metrics *metrics.Registry
 }
 
 // ErrNotController is returned by requests sent to a broker that is not the
@@ -59,6 +62,8 @@ type Controller struct {
 	fencedOut bool
 	chans     *channels
 	rebalance *time.Ticker
+
+	lastStats atomic.Pointer[Stats] // the last Stats computed (metrics.go)
 }
 
 // New returns a controller that does nothing until Start.

@@ -112,8 +112,9 @@ func newHarness(t *testing.T, ids ...int32) *harness {
 	return h
 }
 
-// startBroker registers a broker on its own session and runs its controller.
-func (h *harness) startBroker(id int32) *node {
+// startBroker registers a broker on its own session and runs its
+// controller, its Config adjusted by adjust.
+func (h *harness) startBroker(id int32, adjust ...func(*Config)) *node {
 	h.t.Helper()
 	s, err := h.root.(interface{ NewSession() (meta.Store, error) }).NewSession()
 	if err != nil {
@@ -125,6 +126,9 @@ func (h *harness) startBroker(id int32) *node {
 	}
 	c := New(Config{BrokerID: id, Store: s, Sender: h.fake, InterBrokerListener: "PLAINTEXT", DeleteTopicEnable: true,
 		Logger: slog.New(slog.NewTextHandler(testLog, nil)).With("node", id)})
+	for _, f := range adjust {
+		f(&c.cfg)
+	}
 	c.Start()
 	n := &node{id: id, store: s, ctl: c}
 	h.nodes[id] = n

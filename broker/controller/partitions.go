@@ -71,6 +71,7 @@ func (c *Controller) offlineLeader(p tp, ps *partState) (int32, []int32, bool) {
 		for _, r := range st.replicas(p) {
 			if st.eligible(r) {
 				c.log.Warn("unclean leader election: an out-of-sync replica becomes leader; data may be lost", "partition", p.String(), "leader", r)
+				c.cfg.Metrics.UncleanElection()
 				return r, []int32{r}, true
 			}
 		}

@@ -280,6 +280,7 @@ func (f *fetcher) applyFetchedLocked(st *fetchState, rp *kmsg.FetchResponseTopic
 			f.delayLocked(st)
 			return
 		}
+		p.stats.ReplicationBytesIn.Add(uint64(len(batches)))
 	}
 	if n := len(rp.RecordBatches); n > 0 && p.cfg.Load().FollowerThrottled.Contains(p.tp.Partition) {
 		// Kafka counts every fetched byte of a throttled replica, in sync

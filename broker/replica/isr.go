@@ -111,6 +111,7 @@ func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.
 		return // leadership moved on; the controller's LeaderAndIsr rules
 	}
 	if err != nil || code != 0 {
+		m.cfg.Metrics.ISRUpdateFailed()
 		// Back off so a follower fetching in a tight loop does not turn an
 		// unreachable controller into a request storm.
 		p.retryISRAfter = m.now().Add(m.cfg.FetchBackoff)
@@ -124,6 +125,7 @@ func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.
 	if got.LeaderEpoch != p.leaderEpoch {
 		return
 	}
+	m.cfg.Metrics.ISRChanged(len(p.isr), len(got.ISR))
 	p.isr = slices.Clone(got.ISR)
 	p.partitionEpoch = got.PartitionEpoch
 	now := time.Now()

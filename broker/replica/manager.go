@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/clusterview"
+	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
@@ -62,6 +63,8 @@ type Config struct {
 	// locks; the group coordinator loads and unloads __consumer_offsets
 	// partitions with it. It must not block.
 	OnLeadershipChange func(tp partid.TopicPartition, leader bool, leaderEpoch int32)
+	// Metrics receives the topic and ISR metrics; nil keeps none.
+	Metrics *metrics.Registry
 }
 
 // Manager is the set of partition replicas on this broker (Kafka's
@@ -280,7 +283,8 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	if err != nil {
 		return nil, fmt.Errorf("replica: creating log %s: %w", tp, err)
 	}
-	p := &Partition{tp: tp, log: l, m: m, leader: -1, leaderEpoch: -1, partitionEpoch: -1, topicID: topicID}
+	p := &Partition{tp: tp, log: l, m: m, leader: -1, leaderEpoch: -1, partitionEpoch: -1, topicID: topicID,
+		stats: m.cfg.Metrics.TopicSet().Acquire(tp.Topic)}
 	p.cfg.Store(&cfg)
 	hw := m.initialHW[tp]
 	if leo := l.LogEndOffset(); hw > leo {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
@@ -64,7 +65,14 @@ type Partition struct {
 	// changed fires on LEO, HW and leadership changes: delayed fetches and
 	// acks=all produces wait on it.
 	changed notifier
+
+	// stats are the topic's BrokerTopicMetrics, held while the partition
+	// is hosted here (released when it is deleted).
+	stats *metrics.TopicStats
 }
+
+// TopicStats are the partition's topic's counters (BrokerTopicMetrics).
+func (p *Partition) TopicStats() *metrics.TopicStats { return p.stats }
 
 // TopicPartition names the partition.
 func (p *Partition) TopicPartition() partid.TopicPartition { return p.tp }

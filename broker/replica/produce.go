@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/partid"
 	"kafgo/broker/storage"
 )
@@ -41,8 +42,21 @@ func (m *Manager) AppendToLeaders(acks int16, parts []ProducePartition) []Produc
 		info, err := p.appendAsLeader(pp.Batches, acks, pp.Origin)
 		out[i].Info, out[i].Err = info, err
 		out[i].LogStartOffset = p.log.LogStartOffset()
+		if err != nil {
+			p.stats.ProduceFailed(errCode(err), len(pp.Batches))
+		} else {
+			p.stats.Appended(info.NumRecords, len(pp.Batches))
+		}
 	}
 	return out
+}
+
+// errCode is err's Kafka error code, 0 for nil.
+func errCode(err error) int16 {
+	if err == nil {
+		return 0
+	}
+	return kafkaerr.Code(err).Code
 }
 
 // WaitForAcks waits until every successful append in results is replicated

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/broker/storage"
 )
@@ -59,6 +60,8 @@ type FetchResult struct {
 	// bytes count against the leader quota. heldBack marks one whose
 	// records were left out because the quota was exceeded.
 	throttled, heldBack bool
+	// stats are the partition's topic counters, nil when it is not here.
+	stats *metrics.TopicStats
 }
 
 // Fetch reads every partition and, while fewer than MinBytes are available
@@ -73,6 +76,11 @@ func (m *Manager) Fetch(ctx context.Context, req FetchRequest) []FetchResult {
 	results := m.fetchWaiting(ctx, req)
 	if req.ReplicaID >= 0 {
 		m.recordLeaderThrottled(results)
+	}
+	for i := range results {
+		if r := &results[i]; r.stats != nil {
+			r.stats.Fetched(req.ReplicaID >= 0, errCode(r.Err), r.Bytes)
+		}
 	}
 	return results
 }
@@ -151,6 +159,7 @@ func (m *Manager) readPartition(replicaID int32, readCommitted bool, fp FetchPar
 		res.Err = m.notLeaderError(fp.TP)
 		return res
 	}
+	res.stats = p.stats
 	fromFollower := replicaID >= 0
 	var expand bool
 	func() {

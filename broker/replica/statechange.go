@@ -145,6 +145,7 @@ func (m *Manager) stopReplica(tp partid.TopicPartition, del bool) int16 {
 	if ok && del {
 		delete(m.partitions, tp)
 		delete(m.initialHW, tp)
+		m.cfg.Metrics.TopicSet().Release(tp.Topic)
 	}
 	m.mu.Unlock()
 	if ok {

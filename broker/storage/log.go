@@ -22,6 +22,9 @@ type OpenOptions struct {
 	TopicID        [16]byte         // written to partition.metadata if non-zero
 	Clock          func() time.Time // nil = time.Now
 	Logger         *slog.Logger
+	// OnFlush, if set, is told how long each flush that synced data took
+	// (Kafka's LogFlushRateAndTimeMs).
+	OnFlush func(time.Duration)
 }
 
 // AppendInfo describes a completed append.
@@ -99,6 +102,7 @@ type Log struct {
 	epochs    *LeaderEpochCache
 	producers *ProducerStateManager
 	topicID   [16]byte
+	onFlush   func(time.Duration) // OpenOptions.OnFlush
 }
 
 // Dir is the partition directory.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Flush fsyncs every segment holding data at or above the recovery point
@@ -46,6 +47,7 @@ func (l *Log) flushTo(target int64) error {
 	l.dirDirty = false
 	l.mu.Unlock()
 
+	start := time.Now()
 	var errs []error
 	for _, s := range todo {
 		if err := s.flush(); err != nil && !s.deleted.Load() {
@@ -68,6 +70,9 @@ func (l *Log) flushTo(target int64) error {
 		l.recoveryPoint.Store(target)
 	}
 	l.lastFlushMs.Store(l.nowMs())
+	if l.onFlush != nil {
+		l.onFlush(time.Since(start))
+	}
 	return nil
 }
 

@@ -47,7 +47,7 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	l := &Log{dir: dir, tp: tp, logger: logger, clock: clock}
+	l := &Log{dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
 	l.cfg.Store(&cfg)
 	l.highWatermark.Store(-1)
 	l.lastFlushMs.Store(l.nowMs())

@@ -40,6 +40,8 @@ type ManagerConfig struct {
 
 	Logger *slog.Logger
 	Clock  func() time.Time
+	// OnFlush is every log's OpenOptions.OnFlush.
+	OnFlush func(time.Duration)
 }
 
 // Manager owns the log directories of a broker: their meta.properties, the
@@ -244,6 +246,7 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 					CleanShutdown:  clean,
 					Clock:          m.clock,
 					Logger:         m.logger,
+					OnFlush:        m.cfg.OnFlush,
 				})
 			}
 		}()
@@ -367,7 +370,7 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 		}
 	}
 	l, err := OpenLog(filepath.Join(root, tp.String()), cfg, OpenOptions{
-		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger,
+		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush,
 	})
 	if err != nil {
 		return nil, err

@@ -58,6 +58,7 @@ type item struct {
 // and lastClientID; mu guards the queue and the lifecycle flags.
 type conn struct {
 	srv  *Server
+	l    *listener
 	lcfg *ListenerConfig
 	nc   net.Conn // a *tls.Conn on TLS listeners
 	info ConnInfo
@@ -68,6 +69,14 @@ type conn struct {
 	sizeBuf      [4]byte
 	lastClientID *string
 	lastActive   atomic.Int64 // unix nanos of the last read or written response
+
+	// Reader time (Server.ReaderTime): born is when the connection was
+	// accepted; awaiting (reader only) marks that the next socket read
+	// waits for a new request; waitSince is when that wait began, 0 when
+	// the reader is not waiting.
+	born      int64
+	awaiting  bool
+	waitSince atomic.Int64
 
 	mu       sync.Mutex
 	slotFree sync.Cond // signalled when an item is retired or the conn closes
@@ -85,6 +94,7 @@ const readBufSize = 512
 func newConn(s *Server, l *listener, nc net.Conn) *conn {
 	c := &conn{
 		srv:  s,
+		l:    l,
 		lcfg: &l.cfg,
 		nc:   nc,
 		info: ConnInfo{
@@ -105,7 +115,8 @@ func newConn(s *Server, l *listener, nc net.Conn) *conn {
 	c.br = bufio.NewReaderSize(&c.cr, readBufSize)
 	c.cw.c = c
 	c.slotFree.L = &c.mu
-	c.lastActive.Store(time.Now().UnixNano())
+	c.born = time.Now().UnixNano()
+	c.lastActive.Store(c.born)
 	return c
 }
 
@@ -146,10 +157,13 @@ func (c *conn) readLoop() {
 				minSize = 0
 			}
 		}
+		// With nothing buffered, the next socket read waits for a new
+		// request; bytes already buffered mean one has begun arriving.
+		c.awaiting = c.br.Buffered() == 0
 		frame, err := readFrame(c.br, &c.sizeBuf, minSize, maxSize)
 		if err != nil {
 			if sess != nil && phase != sasl.PhaseComplete && errors.Is(err, ErrFrameTooLarge) {
-				s.stats.authFailures.Add(1)
+				c.authFailed()
 				s.log.Info("wire: closing connection: SASL frame over sasl.server.max.receive.size before authentication", c.logAttrs("err", err)...)
 				c.close(closeError, err)
 				return
@@ -180,7 +194,7 @@ func (c *conn) readLoop() {
 		}
 		if sess != nil {
 			if err := sess.Admit(hdr.APIKey, time.Now()); err != nil {
-				s.stats.authFailures.Add(1)
+				c.authFailed()
 				s.log.Info("wire: closing connection: SASL", c.logAttrs("api_key", hdr.APIKey, "err", err)...)
 				c.close(closeError, err)
 				return
@@ -225,7 +239,7 @@ func (c *conn) tlsHandshake() bool {
 	}()
 	stop()
 	if err := tc.HandshakeContext(ctx); err != nil {
-		s.stats.tlsFailures.Add(1)
+		c.tlsFailed()
 		s.log.Info("wire: closing connection: TLS handshake failed", c.logAttrs("err", err)...)
 		c.close(closeError, err)
 		return false
@@ -233,7 +247,7 @@ func (c *conn) tlsHandshake() bool {
 	if certs := tc.ConnectionState().PeerCertificates; len(certs) > 0 && c.lcfg.PeerPrincipal != nil {
 		p, err := c.lcfg.PeerPrincipal(certs[0])
 		if err != nil {
-			s.stats.tlsFailures.Add(1)
+			c.tlsFailed()
 			s.log.Info("wire: closing connection: no principal for the client certificate", c.logAttrs("err", err)...)
 			c.close(closeError, err)
 			return false
@@ -249,12 +263,22 @@ func (c *conn) tlsHandshake() bool {
 func (c *conn) rawToken(tok []byte) bool {
 	resp, err := c.info.SASL.RawToken(tok)
 	if err != nil {
-		c.srv.stats.authFailures.Add(1)
+		c.authFailed()
 		c.srv.log.Info("wire: closing connection: SASL authentication failed", c.logAttrs("err", err)...)
 		c.close(closeError, err)
 		return false
 	}
 	return c.enqueue(item{pending: Ready(&Response{Body: resp, NoHeader: true}), key: -1})
+}
+
+func (c *conn) tlsFailed() {
+	c.srv.stats.tlsFailures.Add(1)
+	c.l.stats.tlsFailures.Add(1)
+}
+
+func (c *conn) authFailed() {
+	c.srv.stats.authFailures.Add(1)
+	c.l.stats.authFailures.Add(1)
 }
 
 func (c *conn) readFailed(err error) {
@@ -393,7 +417,29 @@ func (c *conn) close(why closeReason, err error) {
 // while the last activity is recent, is re-armed instead of closing.
 type connReader struct{ c *conn }
 
+// Read reads from the socket; the first read for a new request is the
+// reader's idle wait, timed for Server.ReaderTime.
 func (r *connReader) Read(p []byte) (int, error) {
+	c := r.c
+	if !c.awaiting {
+		return r.read(p)
+	}
+	c.awaiting = false
+	start := time.Now().UnixNano()
+	c.waitSince.Store(start)
+	n, err := r.read(p)
+	end := c.lastActive.Load() // the read stamped it when it got bytes
+	if n == 0 {
+		end = time.Now().UnixNano()
+	}
+	// Cleared before the add: a scrape in between undercounts by this
+	// wait rather than counting it twice.
+	c.waitSince.Store(0)
+	c.srv.stats.idleNs.Add(max(end-start, 0))
+	return n, err
+}
+
+func (r *connReader) read(p []byte) (int, error) {
 	c := r.c
 	s := c.srv
 	idle := s.cfg.IdleTimeout

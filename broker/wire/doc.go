@@ -129,6 +129,17 @@
 // session lifetime the Client re-authenticates at 85% of it, before the
 // next request, holding new requests back during the exchange.
 //
+// # Statistics
+//
+// Stats are server-wide counters; ListenerStats counts connections per
+// listener (open, accepted, closed, failed TLS handshakes and SASL
+// exchanges). ReaderTime sums, over connections, the time their reader
+// waited for a next request (the first socket read of a frame when nothing
+// of it is buffered) and the time they were open: broker/admin's network
+// idle ratio. A Response's Sent hook is called after it is written, for
+// request metrics. All of it is atomic adds on the connection's own path;
+// ReaderTime walks the open connections only when asked.
+//
 // # Idle connections and shutdown
 //
 // A connection with no reads or writes for IdleTimeout and no outstanding

@@ -94,7 +94,15 @@ type Response struct {
 	// NoHeader frames Body with its size only, without a response header:
 	// the bare SASL tokens that answer SaslHandshake v0 clients.
 	NoHeader bool
+	// Sent, if set, is told once the response has been written (for None,
+	// once its turn has passed); not when the connection fails first.
+	// Request metrics use it to time the send.
+	Sent SentHook
 }
+
+// SentHook is called on the connection's writing goroutine after its
+// response is written; it must not block.
+type SentHook interface{ ResponseSent() }
 
 // Pending produces a response. The connection's writer calls it exactly once,
 // in request order, right before writing its response, so it may block

@@ -96,6 +96,26 @@ type serverStats struct {
 	closedForError, closedIdle, panics    atomic.Uint64
 	muted                                 atomic.Uint64
 	tlsFailures, authFailures             atomic.Uint64
+
+	// Reader time (ReaderTime): waits for a next request that ended, and
+	// the lifetimes of closed connections, in nanoseconds.
+	idleNs, closedLiveNs atomic.Int64
+}
+
+// listenerStats are one listener's connection counters (Kafka's
+// socket-server-metrics, per listener).
+type listenerStats struct {
+	open                                        atomic.Int64
+	accepted, closed, tlsFailures, authFailures atomic.Uint64
+}
+
+// ListenerStats are one listener's connection counters.
+type ListenerStats struct {
+	Listener     string
+	OpenConns    int64  // currently open
+	Accepted     uint64 // connections accepted since start
+	Closed       uint64 // connections closed since start
+	AuthFailures uint64 // failed TLS handshakes and SASL authentications
 }
 
 // Server accepts connections on its listeners and serves them with a Handler.
@@ -120,9 +140,10 @@ type Server struct {
 }
 
 type listener struct {
-	name string
-	cfg  ListenerConfig
-	ln   net.Listener
+	name  string
+	cfg   ListenerConfig
+	ln    net.Listener
+	stats listenerStats
 }
 
 // NewServer returns a server for cfg; call Start to bind the listeners.
@@ -253,6 +274,45 @@ func (s *Server) Stats() Stats {
 	}
 }
 
+// ListenerStats returns each listener's connection counters, in
+// configuration order.
+func (s *Server) ListenerStats() []ListenerStats {
+	s.mu.Lock()
+	lns := s.listeners
+	s.mu.Unlock()
+	out := make([]ListenerStats, 0, len(lns))
+	for _, l := range lns {
+		st := &l.stats
+		out = append(out, ListenerStats{
+			Listener: l.name, OpenConns: st.open.Load(), Accepted: st.accepted.Load(), Closed: st.closed.Load(),
+			AuthFailures: st.tlsFailures.Load() + st.authFailures.Load(),
+		})
+	}
+	return out
+}
+
+// ReaderTime is the time connections' readers have spent waiting for a
+// next request (idle: blocked reading with no part of a request yet), out
+// of the time connections have been open (live), summed over every
+// connection since start, the ones open now included up to now. Their
+// ratio over an interval is how idle the network side was: kafgo's
+// analogue of Kafka's network processor idle ratio, for a
+// goroutine-per-connection server. A reader that is reading a request,
+// serving it, held back by MaxQueuedPerConn or by a quota mute is busy.
+func (s *Server) ReaderTime() (idle, live time.Duration) {
+	now := time.Now().UnixNano()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idleNs, liveNs := s.stats.idleNs.Load(), s.stats.closedLiveNs.Load()
+	for c := range s.conns {
+		liveNs += now - c.born
+		if w := c.waitSince.Load(); w != 0 {
+			idleNs += max(now-w, 0)
+		}
+	}
+	return time.Duration(idleNs), time.Duration(liveNs)
+}
+
 // longAgo is a read deadline in the past: setting it wakes a blocked Read.
 var longAgo = time.Unix(1, 0)
 
@@ -355,13 +415,20 @@ func (s *Server) newConn(l *listener, nc net.Conn) {
 	s.mu.Unlock()
 	s.stats.accepted.Add(1)
 	s.stats.open.Add(1)
+	l.stats.accepted.Add(1)
+	l.stats.open.Add(1)
 	go c.readLoop()
 }
 
 func (s *Server) removeConn(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	// Under mu, with the delete: ReaderTime counts the connection either
+	// as open or as closed, never both.
+	s.stats.closedLiveNs.Add(time.Now().UnixNano() - c.born)
 	s.mu.Unlock()
 	s.stats.open.Add(-1)
+	c.l.stats.open.Add(-1)
+	c.l.stats.closed.Add(1)
 	s.connWG.Done()
 }

@@ -129,8 +129,17 @@ func bodyLength(resp *Response) (int64, error) {
 	return total, nil
 }
 
-// writeResponse writes one response frame and flushes it.
+// writeResponse writes one response frame, flushes it, and tells its
+// Sent hook.
 func (c *conn) writeResponse(bw *bufio.Writer, it item, resp *Response) error {
+	err := c.writeFrame(bw, it, resp)
+	if err == nil && resp.Sent != nil {
+		resp.Sent.ResponseSent()
+	}
+	return err
+}
+
+func (c *conn) writeFrame(bw *bufio.Writer, it item, resp *Response) error {
 	if resp.NoHeader {
 		var size [4]byte
 		binary.BigEndian.PutUint32(size[:], uint32(len(resp.Body)))
