@@ -107,14 +107,20 @@ func (p *Partition) truncateToLeaderEpoch(leaderEpoch int32, leaderEnd int64) (d
 	}
 }
 
-// truncateTo cuts the local log at offset (a no-op when already shorter) and
-// keeps the HW within the log.
+// truncateTo cuts the local log at offset (a no-op for the data when
+// already shorter) and keeps the HW within the log.
+//
+// The log is told even when offset is at or past its end: it then keeps
+// every batch but drops epoch entries starting at its end, which a broker
+// elected leader without appending anything leaves behind. Kept, they make
+// every fetch name an epoch the new leader never wrote, the leader answers
+// with a diverging epoch ending right here, and the follower never moves.
 func (p *Partition) truncateTo(offset int64) error {
 	if leo := p.log.LogEndOffset(); offset < leo {
 		p.m.log.Info("truncating divergent or unreplicated log tail", "partition", p.tp.String(), "from", leo, "to", offset)
-		if err := p.log.TruncateTo(offset); err != nil {
-			return err
-		}
+	}
+	if err := p.log.TruncateTo(offset); err != nil {
+		return err
 	}
 	if leo := p.log.LogEndOffset(); p.HighWatermark() > leo {
 		p.setHighWatermark(leo)

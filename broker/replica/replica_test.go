@@ -271,6 +271,30 @@ func TestTruncationByLeaderEpoch(t *testing.T) {
 	}
 }
 
+// TestFollowerDropsEmptyEpochAtLogEnd: a broker that led the partition for
+// an epoch without appending (its cache names that epoch at its log end)
+// becomes a follower; the leader, which never wrote the epoch, answers its
+// fetch with a diverging epoch ending exactly at the follower's log end.
+// Applying it must drop the empty epoch so that the next fetch names the
+// epoch the leader has, instead of diverging at the same point forever.
+func TestFollowerDropsEmptyEpochAtLogEnd(t *testing.T) {
+	m, _, _ := newManager(t, 1)
+	m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1}, []int32{1, 2}))
+	m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 5)}})
+	m.HandleLeaderAndISR(leaderAndISR(1, 2, []int32{1}, []int32{1, 2})) // elected again, writes nothing
+	p, _ := m.Partition(tp0)
+	if e, _ := p.log.Epochs().LatestEpoch(); e != 2 {
+		t.Fatalf("latest epoch %d after the empty leadership, want 2", e)
+	}
+	done, err := p.truncateToLeaderEpoch(0, 5) // the leader's answer for epoch 2
+	if err != nil || !done {
+		t.Fatalf("truncateToLeaderEpoch: %v %v", done, err)
+	}
+	if e, _ := p.log.Epochs().LatestEpoch(); e != 0 || p.log.LogEndOffset() != 5 {
+		t.Fatalf("latest epoch %d, LEO %d; want epoch 0 and all 5 records kept", e, p.log.LogEndOffset())
+	}
+}
+
 // TestLeaderReportsDivergingEpoch: a follower fetching with a last fetched
 // epoch the leader ended earlier gets diverging_epoch instead of records.
 func TestLeaderReportsDivergingEpoch(t *testing.T) {

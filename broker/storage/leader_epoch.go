@@ -29,9 +29,11 @@ type LeaderEpochCache struct {
 	logger  *slog.Logger
 }
 
-// OpenLeaderEpochCache loads the cache from path (missing = empty). Entries
-// that break the ordering are dropped with a warning, as Kafka's cache does
-// when it re-assigns the checkpoint on load.
+// OpenLeaderEpochCache loads the cache from path (missing = empty),
+// assigning the entries in file order as Kafka's cache does on load, so a
+// checkpoint holding entries that Assign would have replaced (an epoch
+// starting where the next one starts: a leader that was elected again before
+// it appended anything, written by an older kafgo) comes back repaired.
 func OpenLeaderEpochCache(path string, logger *slog.Logger) (*LeaderEpochCache, error) {
 	if logger == nil {
 		logger = slog.Default()
@@ -45,45 +47,74 @@ func OpenLeaderEpochCache(path string, logger *slog.Logger) (*LeaderEpochCache, 
 		return nil, err
 	}
 	for _, e := range entries {
-		if !c.acceptsLocked(e.Epoch, e.StartOffset) {
-			logger.Warn("storage: dropping out-of-order leader epoch entry", "file", path, "epoch", e.Epoch, "start_offset", e.StartOffset)
+		if e.Epoch < 0 || e.StartOffset < 0 {
+			logger.Warn("storage: dropping invalid leader epoch entry", "file", path, "epoch", e.Epoch, "start_offset", e.StartOffset)
 			continue
 		}
-		c.entries = append(c.entries, e)
+		c.assignLocked(e)
+	}
+	if len(c.entries) != len(entries) {
+		logger.Warn("storage: rewriting leader epoch checkpoint without the entries later ones replace", "file", path, "read", len(entries), "kept", len(c.entries))
+		if err := c.persistLocked(); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
 
-func (c *LeaderEpochCache) acceptsLocked(epoch int32, start int64) bool {
-	if epoch < 0 || start < 0 {
+// updateNeededLocked is Kafka's LeaderEpochFileCache.isUpdateNeeded: a
+// different epoch than the latest, or the latest starting earlier.
+func (c *LeaderEpochCache) updateNeededLocked(e EpochEntry) bool {
+	n := len(c.entries)
+	if n == 0 {
+		return true
+	}
+	last := c.entries[n-1]
+	return e.Epoch != last.Epoch || e.StartOffset < last.StartOffset
+}
+
+// assignLocked adds e as Kafka's assign does: entries at the end with an
+// epoch at or above e's, or starting at or after e's start, go first
+// (maybeTruncateNonMonotonicEntries), so the cache stays strictly
+// increasing in both epoch and start. It reports whether anything changed.
+func (c *LeaderEpochCache) assignLocked(e EpochEntry) bool {
+	if !c.updateNeededLocked(e) {
 		return false
 	}
-	if n := len(c.entries); n > 0 {
-		last := c.entries[n-1]
-		return epoch > last.Epoch && start >= last.StartOffset
+	i := len(c.entries)
+	for i > 0 && (c.entries[i-1].Epoch >= e.Epoch || c.entries[i-1].StartOffset >= e.StartOffset) {
+		i--
 	}
+	if i < len(c.entries) {
+		c.logger.Info("storage: leader epoch entries replaced by a new epoch", "file", c.path, "removed", c.entries[i:], "epoch", e.Epoch, "start_offset", e.StartOffset)
+	}
+	c.entries = append(c.entries[:i], e)
 	return true
 }
 
-// Assign records that epoch starts at startOffset. It is ignored unless epoch
-// is above the latest epoch and startOffset is not below the latest start,
-// which makes it idempotent for the leader calling it on every append.
+// Assign records that epoch starts at startOffset, with Kafka's rules: the
+// latest epoch again at or after its start is a no-op (the leader calls it
+// on every append), and entries that the new one contradicts are dropped.
+// A leader elected twice before it appended anything thus keeps only its
+// newest epoch at that offset; keeping both would make OffsetForLeaderEpoch
+// and Fetch's diverging-epoch check answer with the older, empty epoch
+// forever.
 func (c *LeaderEpochCache) Assign(epoch int32, startOffset int64) error {
 	if epoch < 0 || startOffset < 0 {
 		return fmt.Errorf("storage: leader epoch (%d, %d): epoch and offset must be >= 0", epoch, startOffset)
 	}
+	e := EpochEntry{Epoch: epoch, StartOffset: startOffset}
 	c.mu.RLock()
-	ok := c.acceptsLocked(epoch, startOffset)
+	need := c.updateNeededLocked(e)
 	c.mu.RUnlock()
-	if !ok {
+	if !need {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.acceptsLocked(epoch, startOffset) {
+	if !c.assignLocked(e) {
 		return nil
 	}
-	c.entries = append(c.entries, EpochEntry{Epoch: epoch, StartOffset: startOffset})
 	return c.persistLocked()
 }
 

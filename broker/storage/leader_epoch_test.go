@@ -7,7 +7,9 @@ import (
 )
 
 func TestEndOffsetFor(t *testing.T) {
-	// Epochs 2@10, 4@20, 5@20 (5 started without writing), 7@40; LEO 50.
+	// Epochs 2@10, 4@20, 5@20, 7@40; LEO 50. Epoch 4 wrote nothing before
+	// epoch 5 began at the same offset, so Assign(5, 20) replaces it, as
+	// Kafka's cache does.
 	c, _ := OpenLeaderEpochCache("", nil)
 	for _, e := range []EpochEntry{{2, 10}, {4, 20}, {5, 20}, {7, 40}} {
 		if err := c.Assign(e.Epoch, e.StartOffset); err != nil {
@@ -25,7 +27,8 @@ func TestEndOffsetFor(t *testing.T) {
 		{"latest epoch: the log end", c, 7, 7, 50},
 		{"undefined", c, -1, -1, -1},
 		{"above the latest", c, 8, -1, -1},
-		{"exact middle epoch ends where the next starts", c, 4, 4, 20},
+		{"exact middle epoch 2 ends where the next starts", c, 2, 2, 20},
+		{"replaced epoch 4: floor 2, ends at 20", c, 4, 2, 20},
 		{"epoch 5 ends at 40", c, 5, 5, 40},
 		{"unknown epoch between: the floor's epoch", c, 6, 5, 40},
 		{"unknown epoch 3: floor 2, ends at 20", c, 3, 2, 20},
@@ -57,12 +60,10 @@ func TestLeaderEpochCacheRules(t *testing.T) {
 		want  []EpochEntry
 	}{
 		{1, 0, []EpochEntry{{1, 0}}},
-		{1, 5, []EpochEntry{{1, 0}}},           // same epoch: ignored
-		{0, 10, []EpochEntry{{1, 0}}},          // older epoch: ignored
+		{1, 5, []EpochEntry{{1, 0}}},           // the latest epoch again: ignored
 		{3, 10, []EpochEntry{{1, 0}, {3, 10}}}, // newer
-		{4, 5, []EpochEntry{{1, 0}, {3, 10}}},  // offset below the latest start: ignored
-		{4, 10, []EpochEntry{{1, 0}, {3, 10}, {4, 10}}},
-		{6, 30, []EpochEntry{{1, 0}, {3, 10}, {4, 10}, {6, 30}}},
+		{4, 10, []EpochEntry{{1, 0}, {4, 10}}}, // same start: 3 never wrote, 4 replaces it
+		{6, 30, []EpochEntry{{1, 0}, {4, 10}, {6, 30}}},
 	}
 	for _, s := range steps {
 		if err := c.Assign(s.epoch, s.start); err != nil {
@@ -79,13 +80,13 @@ func TestLeaderEpochCacheRules(t *testing.T) {
 		off  int64
 		want int32
 		ok   bool
-	}{{0, 1, true}, {9, 1, true}, {10, 3, true}, {29, 4, true}, {30, 6, true}, {99, 6, true}} {
+	}{{0, 1, true}, {9, 1, true}, {10, 4, true}, {29, 4, true}, {30, 6, true}, {99, 6, true}} {
 		if e, ok := c.EpochForOffset(tc.off); e != tc.want || ok != tc.ok {
 			t.Errorf("EpochForOffset(%d) = %d %v, want %d %v", tc.off, e, ok, tc.want, tc.ok)
 		}
 	}
 	data, _ := os.ReadFile(path)
-	if want := "0\n4\n1 0\n3 10\n4 10\n6 30\n"; string(data) != want {
+	if want := "0\n3\n1 0\n4 10\n6 30\n"; string(data) != want {
 		t.Errorf("checkpoint file %q, want %q", data, want)
 	}
 	if err := c.TruncateFromEnd(10); err != nil {
@@ -114,6 +115,85 @@ func TestLeaderEpochCacheRules(t *testing.T) {
 	}
 	if got := c2.Entries(); !equalEpochs(got, []EpochEntry{{6, 30}}) {
 		t.Errorf("reloaded: %v", got)
+	}
+}
+
+// Assign removes the entries a new one contradicts, as Kafka's
+// maybeTruncateNonMonotonicEntries does: any with an epoch at or above the
+// new one, or starting at or after it.
+func TestAssignDropsContradictedEntries(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		have  []EpochEntry
+		epoch int32
+		start int64
+		want  []EpochEntry
+	}{
+		{"later start below the latest", []EpochEntry{{1, 0}, {3, 10}}, 4, 5, []EpochEntry{{1, 0}, {4, 5}}},
+		{"older epoch after truncation", []EpochEntry{{1, 0}, {3, 10}}, 2, 20, []EpochEntry{{1, 0}, {2, 20}}},
+		{"latest epoch starting earlier", []EpochEntry{{1, 0}, {3, 10}}, 3, 8, []EpochEntry{{1, 0}, {3, 8}}},
+		{"two empty epochs at the log end", []EpochEntry{{0, 0}, {1, 200}}, 2, 200, []EpochEntry{{0, 0}, {2, 200}}},
+	} {
+		c, _ := OpenLeaderEpochCache("", quietLogger())
+		for _, e := range tc.have {
+			c.Assign(e.Epoch, e.StartOffset)
+		}
+		if err := c.Assign(tc.epoch, tc.start); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Entries(); !equalEpochs(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A checkpoint written before Assign replaced contradicted entries (two
+// epochs starting at the log end) is repaired when it is read, and the file
+// is rewritten.
+func TestOpenRepairsContradictedCheckpoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), LeaderEpochCheckpointFile)
+	if err := WriteLeaderEpochCheckpoint(path, []EpochEntry{{0, 0}, {1, 20000}, {2, 20000}}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenLeaderEpochCache(path, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []EpochEntry{{0, 0}, {2, 20000}}
+	if got := c.Entries(); !equalEpochs(got, want) {
+		t.Fatalf("loaded %v, want %v", got, want)
+	}
+	onDisk, err := ReadLeaderEpochCheckpoint(path)
+	if err != nil || !equalEpochs(onDisk, want) {
+		t.Fatalf("checkpoint now %v (%v), want %v", onDisk, err, want)
+	}
+}
+
+// A follower asked to truncate at or beyond its log end keeps its batches
+// but drops epoch entries starting at the end: a broker elected leader
+// that appended nothing must not keep naming that epoch in its fetches
+// (the leader would answer with a diverging epoch forever).
+func TestTruncateAtLogEndTrimsEpochs(t *testing.T) {
+	dir := partDir(t)
+	l := openTestLog(t, dir, testConfig(), OpenOptions{})
+	defer l.Close()
+	b := plain(2, 5, 1)
+	b.epoch = 0
+	if _, err := l.AppendAsFollower(b.bytes()); err != nil {
+		t.Fatal(err)
+	}
+	leo := l.LogEndOffset()
+	if err := l.Epochs().Assign(3, leo); err != nil { // elected, wrote nothing
+		t.Fatal(err)
+	}
+	if err := l.TruncateTo(leo); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Epochs().Entries(); !equalEpochs(got, []EpochEntry{{0, 0}}) {
+		t.Errorf("epochs after truncating at the log end: %v", got)
+	}
+	if l.LogEndOffset() != leo {
+		t.Errorf("log end moved to %d", l.LogEndOffset())
 	}
 }
 

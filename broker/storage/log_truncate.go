@@ -10,7 +10,11 @@ import (
 // batch that straddles offset is dropped whole, so the new log end offset
 // may be below offset. The leader epoch cache loses the entries starting at
 // or after the new end and the producer state is rebuilt from the newest
-// snapshot at or below it. Offsets at or beyond the log end are a no-op.
+// snapshot at or below it. Offsets at or beyond the log end keep every
+// batch but still trim the epoch cache from the log end, as Kafka's
+// truncateTo does: a broker that was elected leader and assigned an epoch
+// at its log end without appending must drop that entry when it follows,
+// or its fetches keep naming an epoch the leader never wrote.
 func (l *Log) TruncateTo(offset int64) error {
 	if offset < 0 {
 		return fmt.Errorf("storage: %s: truncate to negative offset %d", l.tp, offset)
@@ -20,8 +24,8 @@ func (l *Log) TruncateTo(offset int64) error {
 	if err := l.checkOpenLocked(); err != nil {
 		return err
 	}
-	if offset >= l.leo.Load() {
-		return nil
+	if leo := l.leo.Load(); offset >= leo {
+		return l.epochs.TruncateFromEnd(leo)
 	}
 	segs := l.segments()
 	if offset < segs[0].base {
