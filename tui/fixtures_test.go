@@ -58,12 +58,12 @@ func healthy() *Snapshot {
 				part(0, 1, []int32{1, 2, 3}, nil, 12, nil),
 				part(1, 2, []int32{2, 3, 1}, nil, 4, nil),
 			}},
-			{Name: "orders", Partitions: []Partition{
+			{Name: "orders", MinISR: 2, Partitions: []Partition{
 				part(0, 1, []int32{1, 2, 3}, nil, 1200, nil),
 				part(1, 2, []int32{2, 3, 1}, nil, 1187, nil),
 				part(2, 3, []int32{3, 1, 2}, nil, 1213, nil),
 			}},
-			{Name: "payments", Partitions: []Partition{
+			{Name: "payments", MinISR: 1, Partitions: []Partition{
 				part(0, 2, []int32{2, 3}, nil, 40, nil),
 				part(1, 3, []int32{3, 1}, nil, 38, nil),
 			}},
@@ -98,12 +98,12 @@ func degraded() *Snapshot {
 			{ID: 3, Offline: true},
 		},
 		Topics: []Topic{
-			{Name: "orders", Partitions: []Partition{
+			{Name: "orders", MinISR: 2, Partitions: []Partition{
 				part(0, 1, []int32{1, 2, 3}, []int32{1, 2}, 1250, map[int32]int64{1: 1250, 2: 1250}),
 				{ID: 1, Leader: -1, LeaderEpoch: 9, Replicas: []int32{3}, ISR: []int32{3}, Offline: []int32{3}, HW: -1, LEO: -1, LogStart: -1},
 				part(2, 1, []int32{1, 2}, nil, 1300, map[int32]int64{1: 1300, 2: 1234}),
 			}},
-			{Name: "payments", Partitions: []Partition{
+			{Name: "payments", MinISR: 2, Partitions: []Partition{
 				part(0, 2, []int32{2, 1}, nil, 40, nil),
 				part(1, 1, []int32{3, 1}, []int32{1}, 38, map[int32]int64{1: 38}),
 			}},
