@@ -98,7 +98,8 @@ func detailLines(b []byte, size int, mode decodeMode, width int) []string {
 			}
 			break
 		}
-		out = append([]string{"(not JSON; as text)"}, wrapText(escapeText(b), width)...)
+		// Not JSON (a plain key, say): as text.
+		out = wrapText(escapeText(b), width)
 	default:
 		// Lines as written, each escaped and wrapped.
 		for _, l := range strings.Split(string(b), "\n") {
@@ -153,6 +154,14 @@ func wrapText(s string, width int) []string {
 		r = r[width:]
 	}
 	return append(out, string(r))
+}
+
+// bytesText is a record part's size in words: "12 bytes", "null".
+func bytesText(n int) string {
+	if n < 0 {
+		return "null"
+	}
+	return plural(n, "byte", "bytes")
 }
 
 // sizeText is a record part's size, "null" when absent.

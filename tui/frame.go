@@ -138,12 +138,14 @@ func (m Model) headerLine(w int) string {
 		parts = append(parts, countIf(len(s.Reassignments.Moves), "reassigning", st.warn.Render))
 	}
 	if v, ok := m.tr.clusterIn.last(); ok {
-		parts = append(parts, "in "+siCount(v)+" rec/s "+st.good.Render(sparkline(m.tr.clusterIn.vals, 8)))
+		vals := m.tr.clusterIn.vals
+		parts = append(parts, "in "+siCount(v)+" rec/s "+st.good.Render(sparkline(vals, min(8, len(vals)))))
 	}
-	in, inOK := m.tr.clusterBytesIn.last()
-	out, outOK := m.tr.clusterBytesOut.last()
-	if inOK || outOK {
-		parts = append(parts, "bytes "+siBytes(orNaN(in, inOK))+"/s in, "+siBytes(orNaN(out, outOK))+"/s out")
+	if v, ok := m.tr.clusterBytesIn.last(); ok {
+		parts = append(parts, siBytes(v)+"/s in")
+	}
+	if v, ok := m.tr.clusterBytesOut.last(); ok {
+		parts = append(parts, siBytes(v)+"/s out")
 	}
 	if len(s.Groups) > 0 {
 		if v, ok := m.tr.clusterLag.last(); ok {
@@ -324,9 +326,3 @@ func firstLine(s string) string {
 	return s
 }
 
-func orNaN(v float64, ok bool) float64 {
-	if !ok {
-		return -1
-	}
-	return v
-}

@@ -24,6 +24,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"home": tea.KeyHome, "end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
 		"ctrl+c": tea.KeyCtrlC, "shift+down": tea.KeyShiftDown, "shift+up": tea.KeyShiftUp,
+		"backspace": tea.KeyBackspace, "ctrl+u": tea.KeyCtrlU,
 	}
 	if t, ok := special[k]; ok {
 		return tea.KeyMsg{Type: t}

@@ -158,6 +158,9 @@ func (v *browserPage) startTail(e *env) tea.Cmd {
 	}
 	v.stopTail()
 	v.follow = true
+	// Following watches the newest records: the selection goes to the
+	// last and stays with it as records come.
+	v.list.cur.set(v.keys(), len(v.records)-1)
 	from := v.end
 	if n := len(v.records); n > 0 {
 		from = v.records[n-1].Offset + 1
@@ -469,7 +472,7 @@ func (v *browserPage) render(e *env, w, h int) []string {
 			txt(sizeText(r.ValueSize)), intCell(len(r.Headers))})
 	}
 	tb.from, tb.to = v.list.cur.window(len(tb.rows), max(1, h-3))
-	if !e.once && len(v.records) > 0 {
+	if !e.once && !v.follow && len(v.records) > 0 {
 		tb.hint = " (↑/↓ past either end reads more)"
 	}
 	out = append(out, tb.render(st, w)...)
@@ -498,7 +501,7 @@ func (v *recordPage) content(st styles, w int) []string {
 		ts = r.Timestamp.UTC().Format(timeLayout) + " UTC"
 	}
 	out := []string{joinParts(st.title.Render(tp{v.topic, v.partition}.String()), fmt.Sprintf("offset %d", r.Offset), ts, v.mode.String()), ""}
-	out = append(out, st.header.Render("Key")+" ("+sizeText(r.KeySize)+" bytes)")
+	out = append(out, st.header.Render("Key")+" ("+bytesText(r.KeySize)+")")
 	for _, l := range detailLines(r.Key, r.KeySize, v.mode, w-2) {
 		out = append(out, "  "+l)
 	}
@@ -506,7 +509,7 @@ func (v *recordPage) content(st styles, w int) []string {
 	for _, h := range r.Headers {
 		out = append(out, "  "+escapeText([]byte(h.Key))+": "+oneLine(h.Value, len(h.Value), v.mode))
 	}
-	out = append(out, "", st.header.Render("Value")+" ("+sizeText(r.ValueSize)+" bytes)")
+	out = append(out, "", st.header.Render("Value")+" ("+bytesText(r.ValueSize)+")")
 	for _, l := range detailLines(r.Value, r.ValueSize, v.mode, w-2) {
 		out = append(out, "  "+l)
 	}

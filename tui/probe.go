@@ -86,6 +86,11 @@ func (l *Live) probeOne(ctx context.Context, b Broker) error {
 	var d net.Dialer
 	conn, derr := d.DialContext(ctx, "tcp", net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))))
 	if derr != nil {
+		// The address is on the broker's row; the cause is what to say.
+		var op *net.OpError
+		if errors.As(derr, &op) && op.Err != nil {
+			return fmt.Errorf("%s: %w", op.Op, op.Err)
+		}
 		return derr
 	}
 	conn.Close()

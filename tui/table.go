@@ -70,6 +70,9 @@ type column struct {
 	// does not fit the width otherwise: the highest drop first, the
 	// rightmost of equals first.
 	drop int
+	// keep, for a flex column, is how narrow it may get before droppable
+	// columns make room for it (flexFloor when 0).
+	keep int
 }
 
 // table renders rows[from:to] under a header, with a two-column gutter
@@ -166,8 +169,12 @@ func (t table) shown(width int) []int {
 		w := t.natural(cols)
 		total := gutter + gap*(len(cols)-1)
 		for j, i := range cols {
-			if t.cols[i].flex {
-				total += min(w[j], flexFloor)
+			if c := t.cols[i]; c.flex {
+				floor := flexFloor
+				if c.keep > 0 {
+					floor = c.keep
+				}
+				total += min(w[j], floor)
 			} else {
 				total += w[j]
 			}

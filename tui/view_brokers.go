@@ -22,7 +22,7 @@ func (v *brokersView) listing(e *env) listing {
 	s, st := e.s, e.st
 	sum := s.summary()
 	ooi := outOfISR(s)
-	cols := []column{{title: "ID", right: true}, {title: "HOST:PORT", flex: true}, {title: "RACK", flex: true},
+	cols := []column{{title: "ID", right: true}, {title: "HOST:PORT", flex: true, keep: 21}, {title: "RACK", flex: true},
 		{title: "ROLE"}, {title: "LEADERS", right: true}, {title: "REPLICAS", right: true},
 		{title: "OUT-OF-ISR", right: true}, {title: "ADMIN"},
 		{title: "BYTES-IN/s", right: true, drop: 1}, {title: "BYTES-OUT/s", right: true, drop: 1},
@@ -230,14 +230,15 @@ func brokerStatus(b Broker, e *env) []string {
 // parts that are known, "" when none is.
 func throughputLine(in, out, rec *series, st styles) string {
 	var parts []string
+	spark := func(s *series) string { return st.good.Render(sparkline(s.vals, min(10, len(s.vals)))) }
 	if v, ok := in.last(); ok {
-		parts = append(parts, "in "+siBytes(v)+"/s "+st.good.Render(sparkline(in.vals, 10)))
+		parts = append(parts, "in "+siBytes(v)+"/s "+spark(in))
 	}
 	if v, ok := out.last(); ok {
-		parts = append(parts, "out "+siBytes(v)+"/s "+st.good.Render(sparkline(out.vals, 10)))
+		parts = append(parts, "out "+siBytes(v)+"/s "+spark(out))
 	}
 	if v, ok := rec.last(); ok {
-		parts = append(parts, siCount(v)+" rec/s in "+st.good.Render(sparkline(rec.vals, 10)))
+		parts = append(parts, siCount(v)+" rec/s in "+spark(rec))
 	}
 	return joinParts(parts...)
 }

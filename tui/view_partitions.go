@@ -94,7 +94,11 @@ func partitionState(p Partition, minISR int, move Reassignment, st styles) cell 
 // per replica.
 func (v *partitionsView) heights(t Topic, h int) (list, detail int) {
 	detail = 3 + t.RF()
-	return max(1, h-2-detail), detail
+	head := 2
+	if v.list.filter != "" || v.list.sortCol != 0 || v.list.desc {
+		head++ // the filter and sort line
+	}
+	return max(1, h-head-detail), detail
 }
 
 func (v *partitionsView) sync(e *env) {
@@ -219,10 +223,12 @@ func (v *partitionsView) render(e *env, w, h int) []string {
 		minISR = fmt.Sprintf("min ISR %d", t.MinISR)
 	}
 	ls := v.listing(e, t)
-	head := listSummary(&v.list, ls, st, joinParts("Topic "+st.title.Render(t.Name), plural(len(t.Partitions), "partition", "partitions"),
+	out := []string{joinParts("Topic "+st.title.Render(t.Name), plural(len(t.Partitions), "partition", "partitions"),
 		fmt.Sprintf("RF %d", t.RF()), minISR, countIf(t.UnderReplicated(), "under-replicated", st.warn.Render),
-		countIf(t.UnderMinISR(), "under min ISR", st.bad.Render), countIf(t.OfflinePartitions(), "offline", st.bad.Render), nonPref))
-	out := []string{head}
+		countIf(t.UnderMinISR(), "under min ISR", st.bad.Render), countIf(t.OfflinePartitions(), "offline", st.bad.Render), nonPref)}
+	if sum := v.list.summary(ls); sum != "" {
+		out = append(out, st.dim.Render(sum))
+	}
 	list, _ := v.heights(t, h)
 	out = append(out, v.list.table(ls, list).render(st, w)...)
 	_, p, ok := v.selected(e)

@@ -24,7 +24,7 @@ func (v *topicsView) listing(e *env) listing {
 			anyBytes = true
 		}
 	}
-	cols := []column{{title: "TOPIC", flex: true}, {title: "PARTITIONS", right: true}, {title: "RF", right: true},
+	cols := []column{{title: "TOPIC", flex: true, keep: 24}, {title: "PARTITIONS", right: true}, {title: "RF", right: true},
 		{title: "URP", right: true}, {title: "UNDER-MIN-ISR", right: true}, {title: "OFFLINE", right: true},
 		{title: "NON-PREF", right: true, drop: 2}, {title: "MAX-LAG", right: true, drop: 3}}
 	if anyErr {
