@@ -132,7 +132,9 @@ func (f *fakeSource) CreateTopic(_ context.Context, name string, partitions int3
 	return f.act("create %s %d %d", name, partitions, rf)
 }
 
-func (f *fakeSource) DeleteTopic(_ context.Context, name string) error { return f.act("delete %s", name) }
+func (f *fakeSource) DeleteTopic(_ context.Context, name string) error {
+	return f.act("delete %s", name)
+}
 
 func (f *fakeSource) AddPartitions(_ context.Context, topic string, total int) error {
 	return f.act("partitions %s %d", topic, total)

@@ -325,4 +325,3 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
