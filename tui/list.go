@@ -56,6 +56,9 @@ func (l *listState) apply(cols []column, rows []row) listing {
 	case col >= 0 && col < len(cols):
 		sort.SliceStable(out.rows, func(i, j int) bool {
 			a, b := cellAt(out.rows[i], col), cellAt(out.rows[j], col)
+			if a.numeric != b.numeric {
+				return a.numeric // unknowns last, whichever the direction
+			}
 			if l.desc {
 				return lessCell(b, a)
 			}
