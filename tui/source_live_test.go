@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"kafgo/internal/adminapi"
 	"kafgo/internal/cliutil/clitest"
@@ -341,5 +342,48 @@ func TestLiveAdminCounters(t *testing.T) {
 	}
 	if s.Brokers[0].Counters != nil || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "counters: GET /metrics: 404") {
 		t.Fatalf("counters %+v, warnings %q", s.Brokers[0].Counters, s.Warnings)
+	}
+}
+
+// TestLiveVersions: the reassignments view is there on Kafka 2.4 and
+// later (KIP-455) and hidden before, like the transactions one (3.0).
+func TestLiveVersions(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		versions    *kversion.Versions
+		moves, txns bool
+	}{
+		{"2.3", kversion.V2_3_0(), false, false},
+		{"2.8", kversion.V2_8_0(), true, false},
+		{"3.0", kversion.V3_0_0(), true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.MaxVersions(c.versions))
+			ctx := clitest.Context(t, 30*time.Second)
+			s, err := NewLive(clitest.Client(t, addrs, kgo.MaxVersions(c.versions)), nil).Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (s.Reassignments != nil) != c.moves || (s.Transactions != nil) != c.txns {
+				t.Fatalf("reassignments %+v, transactions %+v", s.Reassignments, s.Transactions)
+			}
+			if c.moves && (s.Reassignments.Err != "" || len(s.Reassignments.Moves) != 0) {
+				t.Fatalf("reassignments %+v", s.Reassignments)
+			}
+		})
+	}
+}
+
+func TestThrottlesConfig(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		p    int32
+		want bool
+	}{
+		{"*", 3, true}, {"0:1,0:2,3:1", 3, true}, {"0:1, 13:2", 3, false}, {"", 0, false}, {"13:1", 1, false},
+	} {
+		if got := throttles(c.v, c.p); got != c.want {
+			t.Errorf("throttles(%q, %d) = %v", c.v, c.p, got)
+		}
 	}
 }

@@ -1,9 +1,6 @@
 package tui
 
-import (
-	"math"
-	"time"
-)
+import "math"
 
 // trendLen is how many samples a series keeps: two minutes at the default
 // two-second refresh, and a bound on memory whatever the cluster's size.
@@ -273,9 +270,4 @@ func (t *trends) partRate(topic string, p int32) (float64, bool) {
 	}
 	r, ok := t.partIn[tp{topic, p}]
 	return r, ok
-}
-
-// since is how long the history covers, for chart captions.
-func (t *trends) since(s *Snapshot, refresh time.Duration) time.Duration {
-	return time.Duration(len(t.clusterLag.vals)) * refresh
 }

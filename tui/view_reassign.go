@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -113,21 +112,36 @@ func (v *reassignView) render(e *env, w, h int) []string {
 	return fitAll(out, w)
 }
 
-// throttleSummary is "throttled: broker 1 leader 10MiB/s follower 10MiB/s, …".
+// throttleSummary is "throttled: brokers 1,2 leader 10MiB/s follower
+// 10MiB/s; broker 3 leader 1MiB/s", brokers with the same rates together.
 func throttleSummary(ts []BrokerThrottle) string {
 	if len(ts) == 0 {
 		return "no replication throttle"
 	}
-	var parts []string
+	type rates struct{ leader, follower int64 }
+	var order []rates
+	brokers := map[rates][]int32{}
 	for _, t := range ts {
-		s := fmt.Sprintf("broker %d", t.Broker)
-		if t.Leader >= 0 {
-			s += " leader " + siBytes(float64(t.Leader)) + "/s"
+		r := rates{t.Leader, t.Follower}
+		if _, seen := brokers[r]; !seen {
+			order = append(order, r)
 		}
-		if t.Follower >= 0 {
-			s += " follower " + siBytes(float64(t.Follower)) + "/s"
+		brokers[r] = append(brokers[r], t.Broker)
+	}
+	var parts []string
+	for _, r := range order {
+		bs := brokers[r]
+		s := "broker " + ids(bs)
+		if len(bs) > 1 {
+			s = "brokers " + ids(bs)
+		}
+		if r.leader >= 0 {
+			s += " leader " + siBytes(float64(r.leader)) + "/s"
+		}
+		if r.follower >= 0 {
+			s += " follower " + siBytes(float64(r.follower)) + "/s"
 		}
 		parts = append(parts, s)
 	}
-	return "throttled: " + strings.Join(parts, ", ")
+	return "throttled: " + strings.Join(parts, "; ")
 }
