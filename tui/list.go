@@ -182,3 +182,13 @@ func (l *listState) summary(ls listing) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// listKey is the key a list view acts on: msg, when it is a key the
+// list's own keys (moving, sorting) did not take.
+func listKey(msg tea.Msg, e *env, l *listState, ls listing) (tea.KeyMsg, bool) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || l.key(km, e.k, ls) {
+		return km, false
+	}
+	return km, true
+}

@@ -594,19 +594,7 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 		m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 		m.overlay = noOverlay
 	case m.overlay == helpOverlay:
-		switch {
-		case key.Matches(msg, k.Down):
-			m.helpTop++
-		case key.Matches(msg, k.Up):
-			m.helpTop--
-		case key.Matches(msg, k.PageDown):
-			m.helpTop += 10
-		case key.Matches(msg, k.PageUp):
-			m.helpTop -= 10
-		case key.Matches(msg, k.Home):
-			m.helpTop = 0
-		}
-		m.helpTop = max(0, m.helpTop)
+		m.helpTop = scrollKey(msg, k, m.helpTop)
 	case m.overlay == warningsOverlay:
 		m.warnings.list.key(msg, k, m.warnings.listing(m.warns, m.st))
 	}

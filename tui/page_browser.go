@@ -528,22 +528,11 @@ func (v *recordPage) update(msg tea.Msg, e *env) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	k := e.k
-	switch {
-	case key.Matches(km, k.Decode):
+	if key.Matches(km, e.k.Decode) {
 		v.mode = (v.mode + 1) % numDecodeModes
-	case key.Matches(km, k.Down):
-		v.top++
-	case key.Matches(km, k.Up):
-		v.top--
-	case key.Matches(km, k.PageDown):
-		v.top += 10
-	case key.Matches(km, k.PageUp):
-		v.top -= 10
-	case key.Matches(km, k.Home):
-		v.top = 0
+		return nil
 	}
-	v.top = max(0, v.top)
+	v.top = scrollKey(km, e.k, v.top)
 	return nil
 }
 

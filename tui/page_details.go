@@ -102,12 +102,9 @@ func (v *brokerPage) hints(k keyMap) []key.Binding {
 }
 
 func (v *brokerPage) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return nil
-	}
 	ls := v.listing(e)
-	if v.list.key(km, e.k, ls) {
+	km, ok := listKey(msg, e, &v.list, ls)
+	if !ok {
 		return nil
 	}
 	switch {
@@ -115,9 +112,7 @@ func (v *brokerPage) update(msg tea.Msg, e *env) tea.Cmd {
 		return openConfigs(e, ConfigResource{Broker: true, Name: strconv.Itoa(int(v.id))})
 	case key.Matches(km, e.k.Open):
 		if r, ok := v.list.selected(ls); ok {
-			if topic, p, ok := partitionID(r.key); ok {
-				e.openPage(&partitionsView{topic: topic, list: listState{cur: cursor{key: strconv.Itoa(int(p))}}})
-			}
+			openPartition(e, r.key)
 		}
 	}
 	return nil
@@ -226,12 +221,9 @@ func (v *groupPage) hints(k keyMap) []key.Binding {
 }
 
 func (v *groupPage) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return nil
-	}
 	ls := v.listing(e)
-	if v.list.key(km, e.k, ls) {
+	km, ok := listKey(msg, e, &v.list, ls)
+	if !ok {
 		return nil
 	}
 	g, ok := e.s.Group(v.id)
@@ -316,18 +308,13 @@ func (v *txnPage) hints(k keyMap) []key.Binding {
 }
 
 func (v *txnPage) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
+	ls := v.listing(e)
+	km, ok := listKey(msg, e, &v.list, ls)
 	if !ok {
 		return nil
 	}
-	ls := v.listing(e)
-	if v.list.key(km, e.k, ls) {
-		return nil
-	}
 	if r, ok := v.list.selected(ls); ok && key.Matches(km, e.k.Open) {
-		if topic, p, ok := partitionID(r.key); ok {
-			e.openPage(&partitionsView{topic: topic, list: listState{cur: cursor{key: strconv.Itoa(int(p))}}})
-		}
+		openPartition(e, r.key)
 	}
 	return nil
 }

@@ -98,12 +98,9 @@ func (v *brokersView) selected(e *env) (Broker, bool) {
 }
 
 func (v *brokersView) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return nil
-	}
 	ls := v.listing(e)
-	if v.list.key(km, e.k, ls) {
+	km, ok := listKey(msg, e, &v.list, ls)
+	if !ok {
 		return nil
 	}
 	b, ok := v.selected(e)

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -70,18 +69,13 @@ func (v *reassignView) hints(k keyMap) []key.Binding {
 }
 
 func (v *reassignView) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
+	ls := v.listing(e)
+	km, ok := listKey(msg, e, &v.list, ls)
 	if !ok {
 		return nil
 	}
-	ls := v.listing(e)
-	if v.list.key(km, e.k, ls) {
-		return nil
-	}
 	if r, ok := v.list.selected(ls); ok && key.Matches(km, e.k.Open) {
-		if topic, p, ok := partitionID(r.key); ok {
-			e.openPage(&partitionsView{topic: topic, list: listState{cur: cursor{key: strconv.Itoa(int(p))}}})
-		}
+		openPartition(e, r.key)
 	}
 	return nil
 }

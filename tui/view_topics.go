@@ -77,11 +77,8 @@ func (v *topicsView) selected(e *env) string {
 }
 
 func (v *topicsView) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
+	km, ok := listKey(msg, e, &v.list, v.listing(e))
 	if !ok {
-		return nil
-	}
-	if v.list.key(km, e.k, v.listing(e)) {
 		return nil
 	}
 	if key.Matches(km, e.k.CreateTopic) {

@@ -67,11 +67,8 @@ func (v *transactionsView) hints(k keyMap) []key.Binding {
 }
 
 func (v *transactionsView) update(msg tea.Msg, e *env) tea.Cmd {
-	km, ok := msg.(tea.KeyMsg)
+	km, ok := listKey(msg, e, &v.list, v.listing(e))
 	if !ok {
-		return nil
-	}
-	if v.list.key(km, e.k, v.listing(e)) {
 		return nil
 	}
 	if x, ok := v.selected(e); ok && key.Matches(km, e.k.Open) {

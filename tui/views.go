@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,4 +180,30 @@ func listSummary(l *listState, ls listing, st styles, line string) string {
 		return joinParts(line, st.dim.Render(s))
 	}
 	return line
+}
+
+// scrollKey moves the first line of a scrolled text (help, a record) by
+// a key; it never goes above the first.
+func scrollKey(msg tea.KeyMsg, k keyMap, top int) int {
+	switch {
+	case key.Matches(msg, k.Down):
+		top++
+	case key.Matches(msg, k.Up):
+		top--
+	case key.Matches(msg, k.PageDown):
+		top += 10
+	case key.Matches(msg, k.PageUp):
+		top -= 10
+	case key.Matches(msg, k.Home):
+		top = 0
+	}
+	return max(0, top)
+}
+
+// openPartition opens the partitions page of a "topic-3" key, that
+// partition selected.
+func openPartition(e *env, tpKey string) {
+	if topic, p, ok := partitionID(tpKey); ok {
+		e.openPage(&partitionsView{topic: topic, list: listState{cur: cursor{key: strconv.Itoa(int(p))}}})
+	}
 }
