@@ -88,7 +88,7 @@ type helpSection struct {
 
 // sections is every key, for the help overlay.
 func (k keyMap) sections() []helpSection {
-	tabs := key.NewBinding(key.WithKeys("1"), key.WithHelp("1-6", "brokers topics partitions groups transactions reassignments"))
+	tabs := key.NewBinding(key.WithKeys("1"), key.WithHelp("1-6", "switch to view N"))
 	return []helpSection{
 		{"Views", []key.Binding{k.Next, k.Prev, tabs, k.Open, k.Back, k.Warnings, k.Refresh, k.Help, k.Quit}},
 		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End, k.Filter, k.Sort, k.Reverse}},

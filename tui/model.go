@@ -66,9 +66,10 @@ type Model struct {
 	tr      *trends
 	warns   *warnLog
 
-	probes   probes
-	probing  bool
-	probeGen int
+	probes       probes
+	probing      bool
+	probeStarted bool // the probe loop runs from the first snapshot on
+	probeGen     int
 
 	overlay   overlay
 	helpTop   int
@@ -137,8 +138,8 @@ func New(src Source, o Options) Model {
 	return m
 }
 
-// Init starts the first snapshot and the probe loop.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.fetch(), m.probeTick(0)) }
+// Init takes the first snapshot; the probe loop starts when it is in.
+func (m Model) Init() tea.Cmd { return m.fetch() }
 
 // fetch takes a snapshot in a command goroutine; only copies of what it
 // needs cross into it, never the model.
@@ -217,7 +218,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case probeMsg:
 		m.probing = false
 		m.gotProbes(msg)
-		cmd = m.probeTick(m.opt.Refresh)
+		if m.opt.Refresh > 0 {
+			cmd = m.probeTick(m.opt.Refresh)
+		}
 	case actionDoneMsg:
 		cmd = m.actionDone(msg)
 	case tea.KeyMsg:
@@ -248,6 +251,10 @@ func (m *Model) gotSnapshot(msg snapshotMsg) tea.Cmd {
 	}
 	m.observeWarnings()
 	m.syncAll()
+	if !m.probeStarted {
+		m.probeStarted = true
+		return tea.Batch(m.tick(), m.probeTick(0))
+	}
 	return m.tick()
 }
 

@@ -104,6 +104,11 @@ func TestWarnLog(t *testing.T) {
 	if w.activeCount() != 0 {
 		t.Fatalf("still active: %+v", w.items)
 	}
+	w.add(t0.Add(4*time.Second), "refresh: timeout")
+	w.add(t0.Add(5*time.Second), "refresh: timeout")
+	if n := len(w.items); n != 4 || w.items[3].count != 2 || !w.items[3].last.Equal(t0.Add(5*time.Second)) {
+		t.Fatalf("a repeated event: %+v", w.items[3:])
+	}
 	for i := range maxWarnings + 10 {
 		w.add(t0, strings.Repeat("x", i))
 	}
@@ -218,5 +223,47 @@ func TestBrowserBounded(t *testing.T) {
 	m, _ = update(t, m, tailOpenedMsg{id: bp.id, tail: late})
 	if !late.closed {
 		t.Fatal("a late tail was left open")
+	}
+}
+
+// TestProbeLoop: the first snapshot starts the probe loop; a round is
+// followed by the next after the refresh interval, or by none when
+// refreshing is manual (r probes then).
+func TestProbeLoop(t *testing.T) {
+	for _, refresh := range []time.Duration{0, time.Hour} {
+		f := newFake(fakeStep{snap: healthy()})
+		m := New(f, Options{Refresh: refresh})
+		if m.probeStarted {
+			t.Fatal("probing before a snapshot")
+		}
+		m, _ = update(t, m, snapshotMsg{snap: healthy()})
+		if !m.probeStarted {
+			t.Fatalf("refresh %s: no probe loop after the first snapshot", refresh)
+		}
+		// The loop's first tick is immediate: take it.
+		m, cmd := update(t, m, probeTickMsg{gen: m.probeGen})
+		if !m.probing || cmd == nil {
+			t.Fatalf("refresh %s: the tick did not probe", refresh)
+		}
+		msg, ok := cmd().(probeMsg)
+		if !ok || len(msg.results) != 3 {
+			t.Fatalf("refresh %s: probe gave %+v", refresh, msg)
+		}
+		// After a round the next is a timer (not run here), or nothing.
+		m, cmd = update(t, m, msg)
+		if m.probing || (refresh == 0) != (cmd == nil) {
+			t.Fatalf("refresh %s: after a round, probing %v, next %v", refresh, m.probing, cmd != nil)
+		}
+		if refresh == 0 {
+			_, cmd = update(t, m, keyMsg("r"))
+			probed := false
+			for _, msg := range run(cmd) {
+				_, ok := msg.(probeMsg)
+				probed = probed || ok
+			}
+			if !probed {
+				t.Fatal("r did not probe")
+			}
+		}
 	}
 }

@@ -46,8 +46,14 @@ func (w *warnLog) observe(at time.Time, texts []string) {
 	}
 }
 
-// add records an event.
+// add records an event; the same event again at once (a refresh failing
+// every second) is one line, seen from first to last.
 func (w *warnLog) add(at time.Time, text string) {
+	if n := len(w.items); n > 0 && w.items[n-1].text == text && w.items[n-1].active {
+		it := &w.items[n-1]
+		it.last, it.count = at, it.count+1
+		return
+	}
 	w.items = append(w.items, warning{first: at, last: at, count: 1, text: text, active: true})
 	if len(w.items) > maxWarnings {
 		w.items = append(w.items[:0], w.items[len(w.items)-maxWarnings:]...)
