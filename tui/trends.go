@@ -39,7 +39,8 @@ func (s *series) values() []float64 {
 //   - records in, per partition, topic, broker (the partitions it leads)
 //     and cluster: high watermark deltas (ListOffsets), which any Kafka
 //     answers;
-//   - records consumed per topic and group: committed offset deltas;
+//   - records consumed per topic, group and broker (the partitions it
+//     leads, which consumers fetch from): committed offset deltas;
 //   - bytes in and out per broker, and per topic where the brokers report
 //     topic counters: their admin endpoints' counters (Broker.Counters),
 //     so only with --admin;
@@ -54,7 +55,7 @@ type trends struct {
 
 	topicIn, topicOut           map[string]*series // records/s
 	topicBytesIn, topicBytesOut map[string]*series
-	brokerIn                    map[int32]*series // records/s into partitions it leads
+	brokerIn, brokerOut         map[int32]*series // records/s into and consumed from partitions it leads
 	brokerBytesIn, brokerBytes  map[int32]*series // bytes/s in, out
 	groupLag, groupRate         map[string]*series
 
@@ -180,6 +181,16 @@ func (t *trends) add(s *Snapshot) {
 	for name := range liveTopics {
 		topicOut[name] = &sum{}
 	}
+	leader := map[tp]int32{}
+	brokerOut := map[int32]*sum{}
+	for _, b := range s.Brokers {
+		brokerOut[b.ID] = &sum{}
+	}
+	for _, tt := range s.Topics {
+		for _, p := range tt.Partitions {
+			leader[tp{tt.Name, p.ID}] = p.Leader
+		}
+	}
 	var clusterLag sum
 	if t.groupLag == nil {
 		t.groupLag, t.groupRate = map[string]*series{}, map[string]*series{}
@@ -196,7 +207,8 @@ func (t *trends) add(s *Snapshot) {
 		var gr sum
 		if before, ok := prevCommitted[g.ID]; ok {
 			for _, o := range g.Offsets {
-				c, ok := before[tp{o.Topic, o.Partition}]
+				k := tp{o.Topic, o.Partition}
+				c, ok := before[k]
 				if !ok {
 					continue
 				}
@@ -204,6 +216,9 @@ func (t *trends) add(s *Snapshot) {
 				gr.add(r)
 				if ts := topicOut[o.Topic]; ts != nil {
 					ts.add(r)
+				}
+				if l, ok := leader[k]; ok && brokerOut[l] != nil {
+					brokerOut[l].add(r)
 				}
 			}
 		}
@@ -223,7 +238,7 @@ func (t *trends) add(s *Snapshot) {
 		topicBytesIn[name], topicBytesOut[name] = &sum{}, &sum{}
 	}
 	if t.brokerBytesIn == nil {
-		t.brokerBytesIn, t.brokerBytes, t.brokerIn = map[int32]*series{}, map[int32]*series{}, map[int32]*series{}
+		t.brokerBytesIn, t.brokerBytes, t.brokerIn, t.brokerOut = map[int32]*series{}, map[int32]*series{}, map[int32]*series{}, map[int32]*series{}
 		t.topicIn, t.topicOut = map[string]*series{}, map[string]*series{}
 		t.topicBytesIn, t.topicBytesOut = map[string]*series{}, map[string]*series{}
 	}
@@ -245,6 +260,7 @@ func (t *trends) add(s *Snapshot) {
 		clusterBytesIn.add(in)
 		clusterBytesOut.add(out)
 		push(t.brokerIn, b.ID, brokerIn[b.ID].value())
+		push(t.brokerOut, b.ID, brokerOut[b.ID].value())
 	}
 	for name := range liveTopics {
 		push(t.topicIn, name, topicIn[name].value())
@@ -259,7 +275,8 @@ func (t *trends) add(s *Snapshot) {
 
 	t.topicIn, t.topicOut = keep(t.topicIn, liveTopics), keep(t.topicOut, liveTopics)
 	t.topicBytesIn, t.topicBytesOut = keep(t.topicBytesIn, liveTopics), keep(t.topicBytesOut, liveTopics)
-	t.brokerIn, t.brokerBytesIn, t.brokerBytes = keep(t.brokerIn, liveBrokers), keep(t.brokerBytesIn, liveBrokers), keep(t.brokerBytes, liveBrokers)
+	t.brokerIn, t.brokerOut = keep(t.brokerIn, liveBrokers), keep(t.brokerOut, liveBrokers)
+	t.brokerBytesIn, t.brokerBytes = keep(t.brokerBytesIn, liveBrokers), keep(t.brokerBytes, liveBrokers)
 	t.groupLag, t.groupRate = keep(t.groupLag, liveGroups), keep(t.groupRate, liveGroups)
 }
 

@@ -40,6 +40,7 @@ func TestTrendsRates(t *testing.T) {
 	check("broker 1", tr.brokerIn[1], 20)
 	check("broker 3", tr.brokerIn[3], 25)
 	check("billing consumed", tr.groupRate["billing"], 45) // 3 partitions × 30 in 2s
+	check("consumed from broker 2 (it leads orders-1)", tr.brokerOut[2], 15)
 	check("orders consumed", tr.topicOut["orders"], 45)
 	check("broker 2 bytes in", tr.brokerBytesIn[2], 40*1200/2)
 	check("broker 2 bytes out", tr.brokerBytes[2], 40*3100/2)

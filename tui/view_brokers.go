@@ -26,7 +26,7 @@ func (v *brokersView) listing(e *env) listing {
 		{title: "ROLE"}, {title: "LEADERS", right: true}, {title: "REPLICAS", right: true},
 		{title: "OUT-OF-ISR", right: true}, {title: "ADMIN"},
 		{title: "BYTES-IN/s", right: true, drop: 1}, {title: "BYTES-OUT/s", right: true, drop: 1},
-		{title: "REC-IN/s", right: true, drop: 1}}
+		{title: "REC-IN/s", right: true, drop: 1}, {title: "REC-OUT/s", right: true, drop: 1}}
 	var rows []row
 	for _, b := range s.Brokers {
 		addr := "-"
@@ -41,7 +41,7 @@ func (v *brokersView) listing(e *env) listing {
 			intCell(int(b.ID)), txt(addr), txt(orDash(b.Rack)), roleCell(b, s, e.probes, st),
 			intCell(sum.leaders[b.ID]), intCell(sum.replicas[b.ID]), o, adminCell(b, st),
 			rateCell(e.tr.brokerBytesIn[b.ID], siBytes), rateCell(e.tr.brokerBytes[b.ID], siBytes),
-			rateCell(e.tr.brokerIn[b.ID], siCount),
+			rateCell(e.tr.brokerIn[b.ID], siCount), rateCell(e.tr.brokerOut[b.ID], siCount),
 		}})
 	}
 	return v.list.apply(cols, rows)
@@ -214,7 +214,7 @@ func brokerStatus(b Broker, e *env) []string {
 	default:
 		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
 	}
-	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], st); line != "" {
+	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st); line != "" {
 		out = append(out, "  "+line)
 	}
 	if len(b.Throttled) > 0 {
@@ -223,9 +223,9 @@ func brokerStatus(b Broker, e *env) []string {
 	return out
 }
 
-// throughputLine is "in 1.2MiB/s ▂▃▅ · out … · 120 rec/s ▂▃▅" with the
-// parts that are known, "" when none is.
-func throughputLine(in, out, rec *series, st styles) string {
+// throughputLine is "in 1.2MiB/s ▂▃▅ · out … · 120 rec/s in ▂▃▅ · 80
+// rec/s out ▂▃▅" with the parts that are known, "" when none is.
+func throughputLine(in, out, rec, recOut *series, st styles) string {
 	var parts []string
 	spark := func(s *series) string { return st.good.Render(sparkline(s.vals, min(10, len(s.vals)))) }
 	if v, ok := in.last(); ok {
@@ -236,6 +236,9 @@ func throughputLine(in, out, rec *series, st styles) string {
 	}
 	if v, ok := rec.last(); ok {
 		parts = append(parts, siCount(v)+" rec/s in "+spark(rec))
+	}
+	if v, ok := recOut.last(); ok {
+		parts = append(parts, siCount(v)+" rec/s out "+spark(recOut))
 	}
 	return joinParts(parts...)
 }
