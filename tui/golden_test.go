@@ -71,8 +71,9 @@ func feed(t testing.TB, m Model, cmd tea.Cmd, depth int) Model {
 		}
 		var next tea.Cmd
 		m, next = update(t, m, msg)
-		if _, ok := msg.(snapshotMsg); ok {
-			continue // its command is the refresh timer
+		switch msg.(type) {
+		case snapshotMsg, probeMsg:
+			continue // their commands are the refresh and probe timers
 		}
 		m = feed(t, m, next, depth-1)
 	}

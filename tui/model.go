@@ -594,9 +594,9 @@ func (m *Model) filterKey(msg tea.KeyMsg) {
 func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	switch {
-	case key.Matches(msg, k.Quit) && msg.Type == tea.KeyCtrlC:
+	case key.Matches(msg, k.Quit):
 		return tea.Quit
-	case key.Matches(msg, k.Back, k.Quit),
+	case key.Matches(msg, k.Back),
 		m.overlay == helpOverlay && key.Matches(msg, k.Help),
 		m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 		m.overlay = noOverlay

@@ -267,3 +267,22 @@ func TestProbeLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserReloadKeepsPlace: r reads the records again and the
+// selection stays on the record it was on.
+func TestBrowserReloadKeepsPlace(t *testing.T) {
+	f := newFake(fakeStep{snap: healthy()})
+	m := loadedWith(t, f, []*Snapshot{healthy()}, Options{View: ViewTopics}, 100, 30)
+	m = press(t, m, "m", "k", "k", "k")
+	sel := func() int64 {
+		r, _ := m.top().(*browserPage).selected()
+		return r.Offset
+	}
+	if sel() != 1196 {
+		t.Fatalf("selected %d", sel())
+	}
+	m = press(t, m, "r")
+	if bp := m.top().(*browserPage); sel() != 1196 || len(bp.records) != 100 || bp.loading != "" {
+		t.Fatalf("after r: selected %d of %d records", sel(), len(bp.records))
+	}
+}

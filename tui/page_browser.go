@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -212,9 +213,15 @@ func (v *browserPage) update(msg tea.Msg, e *env) tea.Cmd {
 		v.err = ""
 		v.start, v.end = msg.page.Start, msg.page.End
 		atEnd := len(v.records) > 0 && v.list.cur.idx == len(v.records)-1
+		before := ""
+		if len(v.records) > 0 {
+			before = v.list.cur.key // a reload keeps the reader's place
+		}
 		v.add(msg.kind, msg.page.Records)
 		keys := v.keys()
 		switch {
+		case msg.kind == readJump && before != "" && slices.Contains(keys, before):
+			v.list.cur.sync(keys)
 		case msg.kind == readJump && v.pos.Kind == AtLatest:
 			v.list.cur.set(keys, len(keys)-1)
 		case msg.kind == readJump:
