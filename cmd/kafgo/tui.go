@@ -27,7 +27,7 @@ func newTUICommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "tui",
-		Short: "Live terminal workbench for a cluster: brokers, topics, partitions, groups, transactions, reassignments, messages",
+		Short: "Live terminal workbench for a cluster: brokers, topics, groups, messages, actions",
 		Long: `A live view of a running cluster, and the actions an operator takes on it:
 brokers and the controller (each broker probed on its own connection every
 refresh, so one that stops answering shows as unreachable at once), topics
