@@ -490,9 +490,6 @@ func (m *Model) apply(e *env) tea.Cmd {
 		}
 		m.active = ViewPartitions
 	}
-	if e.switchTab {
-		m.switchTo(e.tab)
-	}
 	if e.push != nil {
 		return m.pushPage(e.push)
 	}

@@ -84,11 +84,13 @@ func (v *brokerPage) head(e *env, w int) []string {
 		return []string{e.st.bad.Render(fmt.Sprintf("Broker %d is not in the cluster.", v.id))}
 	}
 	out := brokerStatus(b, e)
-	out = append(out, chartLines("bytes in/s", e.tr.brokerBytesIn[v.id], siBytes, e.st, w)...)
-	if len(out) == len(brokerStatus(b, e)) {
-		out = append(out, chartLines("records in/s (partitions it leads)", e.tr.brokerIn[v.id], siCount, e.st, w)...)
+	// Bytes where the admin endpoint counts them, else records, which any
+	// cluster gives.
+	graph := chartLines("bytes in/s", e.tr.brokerBytesIn[v.id], siBytes, e.st, w)
+	if graph == nil {
+		graph = chartLines("records in/s (partitions it leads)", e.tr.brokerIn[v.id], siCount, e.st, w)
 	}
-	return out
+	return append(out, graph...)
 }
 
 func (v *brokerPage) listHeight(e *env, w, h int) int { return max(1, h-len(v.head(e, w))-3) }

@@ -65,11 +65,9 @@ type env struct {
 	// What a view asks of the root during update.
 	push          page    // open a page over the current one
 	prompt        *prompt // ask for input or a confirmation
-	tab           View    // switch to this tab, when switchTab is set
-	switchTab     bool
-	openTopic     string // show this topic's partitions
-	openPartition int32  // selecting this one (-1: keep the selection)
-	flash         string // a one-line notice for the status line
+	openTopic     string  // show this topic's partitions
+	openPartition int32   // selecting this one (-1: keep the selection)
+	flash         string  // a one-line notice for the status line
 }
 
 // openPage asks the root to show p over the current view.
@@ -79,9 +77,6 @@ func (e *env) openPage(p page) { e.push = p }
 func (e *env) showTopic(topic string, partition int32) {
 	e.openTopic, e.openPartition = topic, partition
 }
-
-// showTab asks the root to switch to tab v.
-func (e *env) showTab(v View) { e.tab, e.switchTab = v, true }
 
 // ask opens a prompt for an action, unless actions are off or the source
 // cannot act; the status line then says why.
