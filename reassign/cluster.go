@@ -187,3 +187,9 @@ func withMessage(err error, msg *string) error {
 	}
 	return fmt.Errorf("%w: %s", err, *msg)
 }
+
+// ListInFlight lists every partition reassignment in progress, as
+// --list shows them (for kafgo tui's reassignments view).
+func ListInFlight(ctx context.Context, cl *kgo.Client) (map[TopicPartition]InFlight, error) {
+	return newCluster(cl).inFlight(ctx, nil)
+}

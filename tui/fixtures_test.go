@@ -14,6 +14,15 @@ type fakeSource struct {
 	mu    sync.Mutex
 	steps []fakeStep
 	calls int
+
+	configs     map[ConfigResource][]ConfigEntry
+	records     map[tp][]Record
+	tailBatches [][]Record
+	tails       []*fakeTail
+	follows     []string
+	acts        []string
+	actErr      error
+	probeErr    map[int32]error
 }
 
 type fakeStep struct {
@@ -58,23 +67,26 @@ func healthy() *Snapshot {
 				part(0, 1, []int32{1, 2, 3}, nil, 12, nil),
 				part(1, 2, []int32{2, 3, 1}, nil, 4, nil),
 			}},
-			{Name: "orders", Partitions: []Partition{
+			{Name: "orders", MinISR: 2, Partitions: []Partition{
 				part(0, 1, []int32{1, 2, 3}, nil, 1200, nil),
 				part(1, 2, []int32{2, 3, 1}, nil, 1187, nil),
 				part(2, 3, []int32{3, 1, 2}, nil, 1213, nil),
 			}},
-			{Name: "payments", Partitions: []Partition{
+			{Name: "payments", MinISR: 1, Partitions: []Partition{
 				part(0, 2, []int32{2, 3}, nil, 40, nil),
 				part(1, 3, []int32{3, 1}, nil, 38, nil),
 			}},
 		},
 		Groups: []Group{
 			{ID: "billing", State: "Stable", ProtocolType: "consumer", Protocol: "cooperative-sticky", Coordinator: 1,
-				Members: []Member{{ID: "m-1", ClientID: "billing-a", Host: "/10.0.0.5"}, {ID: "m-2", ClientID: "billing-b", Host: "/10.0.0.6"}},
+				Members: []Member{
+					{ID: "m-1", ClientID: "billing-a", Host: "/10.0.0.5", Assigned: []string{"orders-0", "orders-1"}},
+					{ID: "m-2", ClientID: "billing-b", Host: "/10.0.0.6", Assigned: []string{"orders-2"}},
+				},
 				Offsets: []GroupOffset{
-					{Topic: "orders", Partition: 0, Committed: 1200, End: 1200, ClientID: "billing-a", Host: "/10.0.0.5"},
-					{Topic: "orders", Partition: 1, Committed: 1187, End: 1187, ClientID: "billing-a", Host: "/10.0.0.5"},
-					{Topic: "orders", Partition: 2, Committed: 1213, End: 1213, ClientID: "billing-b", Host: "/10.0.0.6"},
+					{Topic: "orders", Partition: 0, Committed: 1200, End: 1200, MemberID: "m-1", ClientID: "billing-a", Host: "/10.0.0.5"},
+					{Topic: "orders", Partition: 1, Committed: 1187, End: 1187, MemberID: "m-1", ClientID: "billing-a", Host: "/10.0.0.5"},
+					{Topic: "orders", Partition: 2, Committed: 1213, End: 1213, MemberID: "m-2", ClientID: "billing-b", Host: "/10.0.0.6"},
 				}},
 		},
 	}
@@ -98,12 +110,12 @@ func degraded() *Snapshot {
 			{ID: 3, Offline: true},
 		},
 		Topics: []Topic{
-			{Name: "orders", Partitions: []Partition{
+			{Name: "orders", MinISR: 2, Partitions: []Partition{
 				part(0, 1, []int32{1, 2, 3}, []int32{1, 2}, 1250, map[int32]int64{1: 1250, 2: 1250}),
 				{ID: 1, Leader: -1, LeaderEpoch: 9, Replicas: []int32{3}, ISR: []int32{3}, Offline: []int32{3}, HW: -1, LEO: -1, LogStart: -1},
 				part(2, 1, []int32{1, 2}, nil, 1300, map[int32]int64{1: 1300, 2: 1234}),
 			}},
-			{Name: "payments", Partitions: []Partition{
+			{Name: "payments", MinISR: 2, Partitions: []Partition{
 				part(0, 2, []int32{2, 1}, nil, 40, nil),
 				part(1, 1, []int32{3, 1}, []int32{1}, 38, map[int32]int64{1: 38}),
 			}},
@@ -190,5 +202,92 @@ func withTxns() *Snapshot {
 		},
 	}
 	s.Normalize()
+	return s
+}
+
+// busy is healthy observed six times, two seconds apart, ending at
+// fixedTime: records arrive on orders and payments at changing rates,
+// billing consumes them and falls behind, and every broker's admin
+// endpoint reports byte counters (broker 1 per topic too).
+func busy() []*Snapshot {
+	var out []*Snapshot
+	in := []int64{0, 40, 140, 200, 320, 520} // records into each orders partition by then
+	for i := range in {
+		s := healthy()
+		s.Taken = fixedTime.Add(time.Duration(i-len(in)+1) * 2 * time.Second)
+		for ti := range s.Topics {
+			t := &s.Topics[ti]
+			for pi := range t.Partitions {
+				p := &t.Partitions[pi]
+				add := in[i]
+				if t.Name == "payments" {
+					add = in[i] / 4
+				}
+				if t.Internal {
+					add = 0
+				}
+				p.HW += add
+				p.LEO += add
+				for r := range p.ReplicaLEOs {
+					p.ReplicaLEOs[r] += add
+				}
+			}
+		}
+		consumed := []int64{0, 30, 90, 150, 240, 340}[i]
+		for oi := range s.Groups[0].Offsets {
+			o := &s.Groups[0].Offsets[oi]
+			o.Committed += consumed
+			o.End += in[i]
+		}
+		for bi := range s.Brokers {
+			b := &s.Brokers[bi]
+			base := float64(1_000_000 * (bi + 1))
+			b.Counters = &Counters{BytesIn: base + float64(in[i])*1200, BytesOut: base + float64(in[i])*3100}
+			if b.ID == 1 {
+				b.Counters.Topics = map[string]TopicCounters{
+					"orders":   {BytesIn: float64(in[i]) * 1000, BytesOut: float64(in[i]) * 2500},
+					"payments": {BytesIn: float64(in[i]) * 200, BytesOut: float64(in[i]) * 600},
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// reassigning is healthy with payments moving to brokers 1 and 3 under
+// a throttle: payments-0 from 2,3 to 3,1 (1 adding, 2 removing) with
+// broker 1 behind, payments-1 done with its data but not yet finished.
+func reassigning() *Snapshot {
+	s := healthy()
+	for ti := range s.Topics {
+		t := &s.Topics[ti]
+		if t.Name != "payments" {
+			continue
+		}
+		t.Partitions[0] = part(0, 2, []int32{3, 1, 2}, []int32{2, 3}, 40, map[int32]int64{2: 40, 3: 40, 1: 12})
+		t.Partitions[1] = part(1, 3, []int32{3, 1, 2}, []int32{3, 1}, 38, nil)
+	}
+	s.Reassignments = &Reassignments{
+		Moves: []Reassignment{
+			{Topic: "payments", Partition: 0, Replicas: []int32{3, 1, 2}, Adding: []int32{1}, Removing: []int32{2}, Throttled: true, BytesLeft: 3 << 20},
+			{Topic: "payments", Partition: 1, Replicas: []int32{3, 1, 2}, Adding: []int32{2}, Removing: []int32{1}, Throttled: true, BytesLeft: 0},
+		},
+		Throttles: []BrokerThrottle{{Broker: 1, Leader: 10 << 20, Follower: 10 << 20}, {Broker: 2, Leader: 10 << 20, Follower: -1}},
+	}
+	s.Normalize()
+	return s
+}
+
+// emptyGroup is healthy with billing stopped: no members, lag left.
+func emptyGroup() *Snapshot {
+	s := healthy()
+	g := &s.Groups[0]
+	g.State, g.Members = "Empty", nil
+	for i := range g.Offsets {
+		o := &g.Offsets[i]
+		o.Committed -= 100
+		o.MemberID, o.ClientID, o.Host = "", "", ""
+	}
 	return s
 }

@@ -24,6 +24,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"home": tea.KeyHome, "end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
 		"ctrl+c": tea.KeyCtrlC, "shift+down": tea.KeyShiftDown, "shift+up": tea.KeyShiftUp,
+		"backspace": tea.KeyBackspace, "ctrl+u": tea.KeyCtrlU,
 	}
 	if t, ok := special[k]; ok {
 		return tea.KeyMsg{Type: t}
@@ -42,23 +43,60 @@ func update(t testing.TB, m Model, msg tea.Msg) (Model, tea.Cmd) {
 	return out, cmd
 }
 
-// press sends keys one by one. A key's command (opening a topic, taking a
-// snapshot) is run and its message fed back, as the bubbletea loop would;
-// the commands those messages return (the refresh timer) are not.
+// press sends keys one by one. A key's command (loading a page, taking a
+// snapshot, running an action) is run and its messages fed back, as the
+// bubbletea loop would, and so are the commands those return, to a
+// bounded depth; a refresh or probe timer is never run.
 func press(t testing.TB, m Model, keys ...string) Model {
 	t.Helper()
 	for _, k := range keys {
 		var cmd tea.Cmd
 		m, cmd = update(t, m, keyMsg(k))
-		if cmd == nil {
-			continue
-		}
-		switch msg := cmd().(type) {
-		case openTopicMsg, snapshotMsg:
-			m, _ = update(t, m, msg)
-		}
+		m = feed(t, m, cmd, 3)
 	}
 	return m
+}
+
+// feed runs cmd and hands its messages to the model, then those of the
+// commands they return, depth levels deep.
+func feed(t testing.TB, m Model, cmd tea.Cmd, depth int) Model {
+	t.Helper()
+	if cmd == nil || depth == 0 {
+		return m
+	}
+	for _, msg := range run(cmd) {
+		switch msg.(type) {
+		case tickMsg, probeTickMsg:
+			continue
+		}
+		var next tea.Cmd
+		m, next = update(t, m, msg)
+		switch msg.(type) {
+		case snapshotMsg, probeMsg:
+			continue // their commands are the refresh and probe timers
+		}
+		m = feed(t, m, next, depth-1)
+	}
+	return m
+}
+
+// run runs a command, and the commands of a batch.
+func run(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, run(c)...)
+		}
+		return out
+	}
+	if msg == nil {
+		return nil
+	}
+	return []tea.Msg{msg}
 }
 
 // loaded is a model that has received the window size and one snapshot.
@@ -206,10 +244,10 @@ func TestGoldenOnce(t *testing.T) {
 		opt  Options
 		more string // the line that counts the rows left out
 	}{
-		{"topics", Options{View: ViewTopics}, "  … 28 more"},
-		{"partitions", Options{View: ViewPartitions, Topic: "clicks"}, "  … 17 more"},
-		{"groups", Options{View: ViewGroups, Group: "clickstream"}, "  … 19 more"},
-		{"transactions", Options{View: ViewTransactions}, "  … 13 more partitions"},
+		{"topics", Options{View: ViewTopics}, "  … 29 more"},
+		{"partitions", Options{View: ViewPartitions, Topic: "clicks"}, "  … 18 more"},
+		{"groups", Options{View: ViewGroups, Group: "clickstream"}, "  … 20 more"},
+		{"transactions", Options{View: ViewTransactions}, "  … 16 more partitions"},
 	}
 	for _, c := range cases {
 		name := "once-many-" + c.name + "-80x24"
@@ -241,7 +279,7 @@ func TestGoldenOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(frame, "\n")
-		if len(lines) != minHeight || lines[len(lines)-2] != "  … 7 more lines" {
+		if len(lines) != minHeight || lines[len(lines)-2] != "  … 8 more lines" {
 			t.Fatalf("frame:\n%s", frame)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -39,5 +40,12 @@ func RenderOnce(ctx context.Context, src Source, o Options, width, height int) (
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	tm, _ = tm.Update(msg)
+	// One probe round, so a frame shows the brokers that do not answer.
+	if pr, ok := src.(Prober); ok {
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout+time.Second)
+		res := pr.Probe(pctx, msg.snap.Brokers)
+		cancel()
+		tm, _ = tm.Update(probeMsg{at: msg.snap.Taken, results: res})
+	}
 	return tm.View(), nil
 }

@@ -17,6 +17,9 @@ type Snapshot struct {
 	// Transactions is nil when the cluster does not serve the KIP-664
 	// APIs (ListTransactions, DescribeTransactions): the view is hidden.
 	Transactions *Transactions
+	// Reassignments is nil when the cluster does not serve
+	// ListPartitionReassignments (KIP-455, Kafka 2.4): the view is hidden.
+	Reassignments *Reassignments
 	// Warnings are the parts of the observation that failed without
 	// making the rest useless (an unreachable admin endpoint, a group that
 	// could not be described).
@@ -43,7 +46,22 @@ type Broker struct {
 	// Throttled are the client quota sensors its admin endpoint reports
 	// as throttling recently.
 	Throttled []ThrottledClient
+	// Counters are its cumulative throughput counters, nil when no admin
+	// endpoint reported them.
+	Counters *Counters
 }
+
+// Counters are a broker's cumulative byte counters as its admin endpoint's
+// /metrics reports them (see counterNames); a negative total is unknown.
+type Counters struct {
+	BytesIn, BytesOut float64
+	// Topics holds the per-topic counters when the broker reports them.
+	Topics map[string]TopicCounters
+}
+
+// TopicCounters are one topic's cumulative byte counters on one broker; a
+// negative value is unknown.
+type TopicCounters struct{ BytesIn, BytesOut float64 }
 
 // Topic is a topic and its partitions, sorted by partition id.
 type Topic struct {
@@ -51,6 +69,8 @@ type Topic struct {
 	Internal   bool
 	Partitions []Partition
 	Err        string // Metadata's error for the topic, if any
+	// MinISR is the topic's min.insync.replicas, 0 when unknown.
+	MinISR int
 }
 
 // Partition is one partition's leadership and offsets.
@@ -86,6 +106,9 @@ type Member struct {
 	ID       string
 	ClientID string
 	Host     string
+	// Assigned are the partitions assigned to it ("topic-3"), sorted,
+	// when the group uses the consumer protocol.
+	Assigned []string
 }
 
 // GroupOffset is one partition a group has committed or been assigned.
@@ -94,8 +117,11 @@ type GroupOffset struct {
 	Partition int32
 	Committed int64 // -1: nothing committed
 	End       int64 // the partition's high watermark, -1 unknown
-	ClientID  string
-	Host      string
+	// MemberID, ClientID and Host are the member it is assigned to, ""
+	// when none is.
+	MemberID string
+	ClientID string
+	Host     string
 }
 
 // Lag is End − Committed, or false when either is unknown.
@@ -123,6 +149,20 @@ func (p Partition) UnderReplicated() bool { return len(p.ISR) < len(p.Replicas) 
 
 // HasLeader reports whether the partition is online.
 func (p Partition) HasLeader() bool { return p.Leader >= 0 }
+
+// NonPreferred reports whether an online partition is led by another
+// replica than its preferred one (the first assigned), which a preferred
+// leader election would move back.
+func (p Partition) NonPreferred() bool {
+	return p.HasLeader() && len(p.Replicas) > 0 && p.Leader != p.Replicas[0]
+}
+
+// UnderMinISR reports whether an online partition has fewer in-sync
+// replicas than min.insync.replicas, so acks=all produce fails with
+// NOT_ENOUGH_REPLICAS (Kafka's UnderMinIsrPartitionCount).
+func (p Partition) UnderMinISR(minISR int) bool {
+	return minISR > 0 && p.HasLeader() && len(p.ISR) < minISR
+}
 
 // ReplicaLEO is a replica's log end offset, if known. The leader's own is
 // the partition's LEO when the per-replica map lacks it.
@@ -191,6 +231,28 @@ func (t Topic) UnderReplicated() int {
 	return n
 }
 
+// UnderMinISR counts the topic's partitions under min.insync.replicas.
+func (t Topic) UnderMinISR() int {
+	n := 0
+	for _, p := range t.Partitions {
+		if p.UnderMinISR(t.MinISR) {
+			n++
+		}
+	}
+	return n
+}
+
+// NonPreferred counts the partitions not led by their preferred replica.
+func (t Topic) NonPreferred() int {
+	n := 0
+	for _, p := range t.Partitions {
+		if p.NonPreferred() {
+			n++
+		}
+	}
+	return n
+}
+
 // OfflinePartitions counts the partitions without a leader.
 func (t Topic) OfflinePartitions() int {
 	n := 0
@@ -225,6 +287,16 @@ func (s *Snapshot) Topic(name string) (Topic, bool) {
 		}
 	}
 	return Topic{}, false
+}
+
+// Broker finds a broker by id.
+func (s *Snapshot) Broker(id int32) (Broker, bool) {
+	for _, b := range s.Brokers {
+		if b.ID == id {
+			return b, true
+		}
+	}
+	return Broker{}, false
 }
 
 // Group finds a group by id.
@@ -266,11 +338,13 @@ func (s *Snapshot) Normalize() {
 		sort.Slice(g.Members, func(i, j int) bool { return g.Members[i].ID < g.Members[j].ID })
 	}
 	s.Transactions.normalize()
+	s.Reassignments.normalize()
 }
 
 // Summary counts for the brokers view.
 type clusterSummary struct {
 	partitions, underReplicated, offline int
+	underMinISR, nonPreferred            int
 	maxLag                               int64
 	maxLagKnown                          bool
 	leaders, replicas                    map[int32]int
@@ -283,6 +357,12 @@ func (s *Snapshot) summary() clusterSummary {
 			c.partitions++
 			if p.UnderReplicated() {
 				c.underReplicated++
+			}
+			if p.UnderMinISR(t.MinISR) {
+				c.underMinISR++
+			}
+			if p.NonPreferred() {
+				c.nonPreferred++
 			}
 			if !p.HasLeader() {
 				c.offline++

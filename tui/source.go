@@ -22,17 +22,19 @@ type Source interface {
 // Live observes a running cluster over the Kafka protocol and, for the
 // brokers listed in admin, their admin HTTP endpoints.
 type Live struct {
-	cl    *kgo.Client
-	adm   *kadm.Client
-	admin []string
-	http  *http.Client
-	now   func() time.Time
+	cl       *kgo.Client
+	adm      *kadm.Client
+	admin    []string
+	http     *http.Client
+	counters counterReader
+	now      func() time.Time
 }
 
 // NewLive builds a live source on cl (which the caller closes). admin lists
 // admin endpoints as host:port or URLs; it may be empty.
 func NewLive(cl *kgo.Client, admin []string) *Live {
-	return &Live{cl: cl, adm: kadm.NewClient(cl), admin: admin, http: &http.Client{}, now: time.Now}
+	h := &http.Client{}
+	return &Live{cl: cl, adm: kadm.NewClient(cl), admin: admin, http: h, counters: promCounters{http: h}, now: time.Now}
 }
 
 // Snapshot asks Metadata first, because every other question (which
@@ -50,17 +52,38 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 		groups     groupsResult
 		adminViews []adminReport
 		txns       *Transactions
+		moves      *Reassignments
+		minISR     map[string]int
+		minISRErr  string
 	)
-	wg.Add(5)
+	// Which optional APIs the brokers serve, asked once for the views
+	// that need to know.
+	versions := sync.OnceValues(func() (kadm.BrokersApiVersions, error) { return l.adm.ApiVersions(ctx) })
+	topics := make([]string, 0, len(s.Topics))
+	for _, t := range s.Topics {
+		topics = append(topics, t.Name)
+	}
+	wg.Add(7)
 	go func() { defer wg.Done(); hw = l.listOffsets(ctx, s, consumerReplicaID) }()
 	go func() { defer wg.Done(); leo = l.listOffsets(ctx, s, debugReplicaID) }()
 	go func() { defer wg.Done(); groups = l.groups(ctx) }()
 	go func() { defer wg.Done(); adminViews = l.adminReports(ctx) }()
-	go func() { defer wg.Done(); txns = l.transactions(ctx) }()
+	go func() { defer wg.Done(); txns = l.transactions(ctx, versions) }()
+	go func() { defer wg.Done(); moves = l.reassignments(ctx, s, versions) }()
+	go func() { defer wg.Done(); minISR, minISRErr = l.minISR(ctx, topics) }()
 	wg.Wait()
-	s.Transactions = txns
+	s.Transactions, s.Reassignments = txns, moves
 	if txns != nil && txns.Err != "" {
 		s.Warnings = append(s.Warnings, txns.Err)
+	}
+	if moves != nil && moves.Err != "" {
+		s.Warnings = append(s.Warnings, moves.Err)
+	}
+	if minISRErr != "" {
+		s.Warnings = append(s.Warnings, minISRErr)
+	}
+	for i := range s.Topics {
+		s.Topics[i].MinISR = minISR[s.Topics[i].Name]
 	}
 
 	for ti := range s.Topics {

@@ -17,11 +17,13 @@ import (
 
 // adminReport is what one endpoint answered.
 type adminReport struct {
-	addr       string
-	broker     adminapi.Broker
-	partitions []adminapi.Partition
-	quotas     []adminapi.ClientQuota
-	err        error
+	addr        string
+	broker      adminapi.Broker
+	partitions  []adminapi.Partition
+	quotas      []adminapi.ClientQuota
+	counters    *Counters
+	countersErr error
+	err         error
 }
 
 // maxAdminBody bounds a response read: a broker with many partitions
@@ -47,6 +49,7 @@ func (l *Live) adminReports(ctx context.Context) []adminReport {
 			}
 			if r.err == nil {
 				r.quotas = l.adminQuotas(ctx, base)
+				r.counters, r.countersErr = l.counters.counters(ctx, base)
 			}
 			out[i] = r
 		}()
@@ -108,6 +111,10 @@ func mergeAdmin(s *Snapshot, reports []adminReport) {
 		if r, ok := byID[s.Brokers[i].ID]; ok {
 			s.Brokers[i].Admin = r.addr
 			s.Brokers[i].Throttled = throttledClients(r.quotas)
+			s.Brokers[i].Counters = r.counters
+			if r.countersErr != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("admin %s: counters: %v", r.addr, r.countersErr))
+			}
 		}
 	}
 	if r, ok := byID[s.Controller.ID]; ok && r.broker.IsController {

@@ -228,17 +228,18 @@ func mergeGroups(s *Snapshot, r groupsResult) {
 			return o
 		}
 		for _, m := range d.Members {
-			g.Members = append(g.Members, Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost})
-			c, ok := m.Assigned.AsConsumer()
-			if !ok {
-				continue
-			}
-			for _, at := range c.Topics {
-				for _, p := range at.Partitions {
-					o := row(tp{at.Topic, p})
-					o.ClientID, o.Host = m.ClientID, m.ClientHost
+			mem := Member{ID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+			if c, ok := m.Assigned.AsConsumer(); ok {
+				for _, at := range c.Topics {
+					for _, p := range at.Partitions {
+						o := row(tp{at.Topic, p})
+						o.MemberID, o.ClientID, o.Host = m.MemberID, m.ClientID, m.ClientHost
+						mem.Assigned = append(mem.Assigned, tp{at.Topic, p}.String())
+					}
 				}
 			}
+			sort.Strings(mem.Assigned)
+			g.Members = append(g.Members, mem)
 		}
 		if f, ok := r.committed[id]; ok {
 			if f.Err != nil && g.Err == "" {

@@ -19,21 +19,9 @@ const (
 // ApiVersions serves both KIP-664 APIs (Kafka before 3.0): there is
 // nothing to show, and asking would only fail. When ApiVersions itself
 // fails the APIs are tried anyway, so a blip does not hide the view.
-func (l *Live) transactions(ctx context.Context) *Transactions {
-	if vs, err := l.adm.ApiVersions(ctx); err == nil {
-		answered, served := false, false
-		vs.Each(func(v kadm.BrokerApiVersions) {
-			if v.Err != nil {
-				return
-			}
-			answered = true
-			_, list := v.KeyMaxVersion(listTransactionsKey)
-			_, describe := v.KeyMaxVersion(describeTransactionsKey)
-			served = served || (list && describe)
-		})
-		if answered && !served {
-			return nil
-		}
+func (l *Live) transactions(ctx context.Context, versions func() (kadm.BrokersApiVersions, error)) *Transactions {
+	if vs, err := versions(); err == nil && !servedBy(vs, listTransactionsKey, describeTransactionsKey) {
+		return nil
 	}
 	t := &Transactions{}
 	listed, err := l.adm.ListTransactions(ctx, nil, nil)

@@ -11,22 +11,31 @@ import (
 
 // cell is one table cell: plain text, optionally styled. Widths are
 // computed on the plain text and the style is applied after padding is
-// decided, so escape sequences never disturb the layout.
+// decided, so escape sequences never disturb the layout. A numeric cell
+// also carries its value, which is what sorting compares.
 type cell struct {
-	text  string
-	style *lipgloss.Style
+	text    string
+	style   *lipgloss.Style
+	numeric bool
+	value   float64
 }
 
 func txt(s string) cell { return cell{text: s} }
 
 func styled(s string, st lipgloss.Style) cell { return cell{text: s, style: &st} }
 
+// withStyle styles a cell, keeping its value.
+func (c cell) withStyle(st lipgloss.Style) cell { c.style = &st; return c }
+
+// number is a cell showing text for the value v.
+func number(text string, v float64) cell { return cell{text: text, numeric: true, value: v} }
+
 // num renders a count or offset; negative means unknown.
 func num(n int64) cell {
 	if n < 0 {
 		return txt("-")
 	}
-	return txt(strconv.FormatInt(n, 10))
+	return number(strconv.FormatInt(n, 10), float64(n))
 }
 
 // optNum renders a value that may be unknown.
@@ -34,8 +43,11 @@ func optNum(n int64, ok bool) cell {
 	if !ok {
 		return txt("-")
 	}
-	return txt(strconv.FormatInt(n, 10))
+	return number(strconv.FormatInt(n, 10), float64(n))
 }
+
+// intCell renders an int.
+func intCell(n int) cell { return number(strconv.Itoa(n), float64(n)) }
 
 // ids renders a replica list the way kafka-topics does: 1,2,3.
 func ids(v []int32) string {
@@ -54,6 +66,13 @@ type column struct {
 	title string
 	right bool // numbers align right
 	flex  bool // shrinks first when the table is too wide (names, hosts)
+	// drop > 0 marks a column (rates, trends) left out when the table
+	// does not fit the width otherwise: the highest drop first, the
+	// rightmost of equals first.
+	drop int
+	// keep, for a flex column, is how narrow it may get before droppable
+	// columns make room for it (flexFloor when 0).
+	keep int
 }
 
 // table renders rows[from:to] under a header, with a two-column gutter
@@ -69,6 +88,10 @@ type table struct {
 	sel      int // -1: no selection
 	from, to int
 	hint     string
+	// sortCol is the 1-based column the rows are sorted by, marked in the
+	// header; desc marks a descending (or reversed) order.
+	sortCol int
+	desc    bool
 }
 
 // visibleRows is how many of n rows a list shows in h lines: all of them
@@ -96,32 +119,93 @@ const (
 	gutter    = 2
 	gap       = 2
 	minFlexed = 4
+	// flexFloor is how narrow a flex column may get before optional
+	// columns make room for it.
+	flexFloor = 12
 )
 
-// widths fits the natural widths (widest cell of each column, header
-// included) into width by narrowing flex columns, widest first, down to
-// minFlexed. What still does not fit is cut at the right edge.
-func (t table) widths(width int) []int {
-	w := make([]int, len(t.cols))
-	for i, c := range t.cols {
-		w[i] = ansi.StringWidth(c.title)
+// Sort markers in a header.
+const (
+	ascMark  = "▲"
+	descMark = "▼"
+)
+
+func (t table) title(i int) string {
+	s := t.cols[i].title
+	if t.sortCol == i+1 {
+		if t.desc {
+			return s + descMark
+		}
+		return s + ascMark
+	}
+	return s
+}
+
+// natural is every column's widest cell, header included.
+func (t table) natural(cols []int) []int {
+	w := make([]int, len(cols))
+	for j, i := range cols {
+		w[j] = ansi.StringWidth(t.title(i))
 	}
 	for _, r := range t.rows {
-		for i, c := range r {
-			if i < len(w) {
-				w[i] = max(w[i], ansi.StringWidth(c.text))
+		for j, i := range cols {
+			if i < len(r) {
+				w[j] = max(w[j], ansi.StringWidth(r[i].text))
 			}
 		}
 	}
+	return w
+}
+
+// shown picks the columns to draw: all of them when they fit with flex
+// columns no narrower than flexFloor (or their natural width), else
+// without droppable ones (see column.drop) until they do.
+func (t table) shown(width int) []int {
+	cols := make([]int, len(t.cols))
+	for i := range cols {
+		cols[i] = i
+	}
+	for {
+		w := t.natural(cols)
+		total := gutter + gap*(len(cols)-1)
+		for j, i := range cols {
+			if c := t.cols[i]; c.flex {
+				floor := flexFloor
+				if c.keep > 0 {
+					floor = c.keep
+				}
+				total += min(w[j], floor)
+			} else {
+				total += w[j]
+			}
+		}
+		drop := -1
+		for j := len(cols) - 1; j >= 0; j-- {
+			if d := t.cols[cols[j]].drop; d > 0 && (drop < 0 || d > t.cols[cols[drop]].drop) {
+				drop = j
+			}
+		}
+		if total <= width || drop < 0 {
+			return cols
+		}
+		cols = append(cols[:drop:drop], cols[drop+1:]...)
+	}
+}
+
+// widths fits the natural widths into width by narrowing flex columns,
+// widest first, down to minFlexed. What still does not fit is cut at the
+// right edge.
+func (t table) widths(cols []int, width int) []int {
+	w := t.natural(cols)
 	total := gutter + gap*(len(w)-1)
 	for _, x := range w {
 		total += x
 	}
 	for total > width {
 		widest := -1
-		for i, c := range t.cols {
-			if c.flex && w[i] > minFlexed && (widest < 0 || w[i] > w[widest]) {
-				widest = i
+		for j, i := range cols {
+			if t.cols[i].flex && w[j] > minFlexed && (widest < 0 || w[j] > w[widest]) {
+				widest = j
 			}
 		}
 		if widest < 0 {
@@ -134,15 +218,16 @@ func (t table) widths(width int) []int {
 }
 
 func (t table) render(st styles, width int) []string {
-	w := t.widths(width)
+	cols := t.shown(width)
+	w := t.widths(cols, width)
 	head := make([]cell, len(t.cols))
-	for i, c := range t.cols {
-		head[i] = styled(c.title, st.header)
+	for i := range t.cols {
+		head[i] = styled(t.title(i), st.header)
 	}
-	out := []string{t.line(head, w, false, st, width)}
+	out := []string{t.line(head, cols, w, false, st, width)}
 	to := min(t.to, len(t.rows))
 	for i := t.from; i < to; i++ {
-		out = append(out, t.line(t.rows[i], w, i == t.sel, st, width))
+		out = append(out, t.line(t.rows[i], cols, w, i == t.sel, st, width))
 	}
 	if above, below := t.from, len(t.rows)-to; above > 0 || below > 0 {
 		out = append(out, fit(st.dim.Render(moreLine(above, below)+t.hint), width))
@@ -150,23 +235,23 @@ func (t table) render(st styles, width int) []string {
 	return out
 }
 
-func (t table) line(cells []cell, w []int, selected bool, st styles, width int) string {
+func (t table) line(cells []cell, cols, w []int, selected bool, st styles, width int) string {
 	var b strings.Builder
 	if selected {
 		b.WriteString("> ")
 	} else {
 		b.WriteString("  ")
 	}
-	for i := range t.cols {
+	for j, i := range cols {
 		var c cell
 		if i < len(cells) {
 			c = cells[i]
 		}
 		text := c.text
-		if ansi.StringWidth(text) > w[i] {
-			text = ansi.Truncate(text, w[i], "…")
+		if ansi.StringWidth(text) > w[j] {
+			text = ansi.Truncate(text, w[j], "…")
 		}
-		pad := strings.Repeat(" ", w[i]-ansi.StringWidth(text))
+		pad := strings.Repeat(" ", w[j]-ansi.StringWidth(text))
 		if c.style != nil && !selected {
 			text = c.style.Render(text)
 		}
@@ -175,7 +260,7 @@ func (t table) line(cells []cell, w []int, selected bool, st styles, width int) 
 		} else {
 			b.WriteString(text + pad)
 		}
-		if i < len(t.cols)-1 {
+		if j < len(cols)-1 {
 			b.WriteString(strings.Repeat(" ", gap))
 		}
 	}

@@ -5,45 +5,121 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
 // brokersView is the cluster summary (modelled on kafka-metadata-quorum
-// describe --status) over the broker table; the line under the table
-// tells where the selected broker is out of sync.
-type brokersView struct {
-	cur  cursor
-	page int // rows the list showed last, for page up/down
-}
+// describe --status) over the broker table; the lines under the table
+// tell where the selected broker is out of sync, whether it answers, and
+// its throughput.
+type brokersView struct{ list listState }
 
 // summaryLines is the height of the key/value block above the table.
 const summaryLines = 6
 
-func brokerKeys(s *Snapshot) []string {
-	keys := make([]string, len(s.Brokers))
-	for i, b := range s.Brokers {
-		keys[i] = strconv.Itoa(int(b.ID))
+func (v *brokersView) listing(e *env) listing {
+	s, st := e.s, e.st
+	sum := s.summary()
+	ooi := outOfISR(s)
+	cols := []column{{title: "ID", right: true}, {title: "HOST:PORT", flex: true, keep: 21}, {title: "RACK", flex: true},
+		{title: "ROLE"}, {title: "LEADERS", right: true}, {title: "REPLICAS", right: true},
+		{title: "OUT-OF-ISR", right: true}, {title: "ADMIN"},
+		{title: "BYTES-IN/s", right: true, drop: 1}, {title: "BYTES-OUT/s", right: true, drop: 1},
+		{title: "REC-IN/s", right: true, drop: 1}, {title: "REC-OUT/s", right: true, drop: 1}}
+	var rows []row
+	for _, b := range s.Brokers {
+		addr := "-"
+		if !b.Offline {
+			addr = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
+		}
+		o := intCell(len(ooi[b.ID]))
+		if len(ooi[b.ID]) > 0 {
+			o = o.withStyle(st.warn)
+		}
+		rows = append(rows, row{key: strconv.Itoa(int(b.ID)), cells: []cell{
+			intCell(int(b.ID)), txt(addr), txt(orDash(b.Rack)), roleCell(b, s, e.probes, st),
+			intCell(sum.leaders[b.ID]), intCell(sum.replicas[b.ID]), o, adminCell(b, st),
+			rateCell(e.tr.brokerBytesIn[b.ID], siBytes), rateCell(e.tr.brokerBytes[b.ID], siBytes),
+			rateCell(e.tr.brokerIn[b.ID], siCount), rateCell(e.tr.brokerOut[b.ID], siCount),
+		}})
 	}
-	return keys
+	return v.list.apply(cols, rows)
+}
+
+// roleCell is what a broker is: the controller, a broker, offline (gone
+// from Metadata) or unreachable (listed, but not answering its probe).
+func roleCell(b Broker, s *Snapshot, p probes, st styles) cell {
+	switch _, down := p.unreachable(b.ID); {
+	case b.Offline:
+		return styled("offline", st.bad)
+	case down:
+		return styled("unreachable", st.bad)
+	case b.ID == s.Controller.ID:
+		return styled("controller", st.good)
+	}
+	return txt("broker")
+}
+
+func outOfISR(s *Snapshot) map[int32][]string {
+	out := map[int32][]string{}
+	for _, t := range s.Topics {
+		for _, p := range t.Partitions {
+			for _, r := range p.Replicas {
+				if !p.InISR(r) {
+					out[r] = append(out[r], tp{t.Name, p.ID}.String())
+				}
+			}
+		}
+	}
+	return out
 }
 
 // listHeight leaves room for the summary, a blank, the header, a blank
-// and the detail line.
-func (v *brokersView) listHeight(h int) int { return max(1, h-summaryLines-4) }
+// and the detail lines.
+func (v *brokersView) listHeight(h int) int { return max(1, h-summaryLines-5) }
 
-func (v *brokersView) sync(s *Snapshot) { v.cur.sync(brokerKeys(s)) }
+func (v *brokersView) sync(e *env) { v.list.sync(v.listing(e)) }
 
-func (v *brokersView) update(msg tea.KeyMsg, s *Snapshot, k keyMap) tea.Cmd {
-	listKeys(msg, k, &v.cur, brokerKeys(s), v.page)
+func (v *brokersView) filterable(*env) *listState { return &v.list }
+
+func (v *brokersView) hints(k keyMap) []key.Binding {
+	return []key.Binding{k.Move, withHelp(k.Open, "partitions"), k.Configs, k.Filter, k.Sort}
+}
+
+// selected is the selected broker.
+func (v *brokersView) selected(e *env) (Broker, bool) {
+	r, ok := v.list.selected(v.listing(e))
+	if !ok {
+		return Broker{}, false
+	}
+	id, _ := strconv.Atoi(r.key)
+	return e.s.Broker(int32(id))
+}
+
+func (v *brokersView) update(msg tea.Msg, e *env) tea.Cmd {
+	ls := v.listing(e)
+	km, ok := listKey(msg, e, &v.list, ls)
+	if !ok {
+		return nil
+	}
+	b, ok := v.selected(e)
+	switch {
+	case !ok:
+	case key.Matches(km, e.k.Open):
+		e.openPage(newBrokerPage(b.ID))
+	case key.Matches(km, e.k.Configs):
+		return openConfigs(e, ConfigResource{Broker: true, Name: strconv.Itoa(int(b.ID))})
+	case key.Matches(km, e.k.Elect):
+		askElect(e, nil, "every partition")
+	}
 	return nil
 }
 
-func (v *brokersView) scroll(s *Snapshot, _, h int) {
-	v.page = v.listHeight(h)
-	v.cur.scroll(len(s.Brokers), v.page)
-}
+func (v *brokersView) scroll(e *env, _, h int) { v.list.scroll(v.listing(e), v.listHeight(h)) }
 
-func (v *brokersView) render(s *Snapshot, st styles, w, h int) []string {
+func (v *brokersView) render(e *env, w, h int) []string {
+	s, st := e.s, e.st
 	sum := s.summary()
 	live, offline := 0, 0
 	for _, b := range s.Brokers {
@@ -66,9 +142,10 @@ func (v *brokersView) render(s *Snapshot, st styles, w, h int) []string {
 		brokers += ", " + st.bad.Render(fmt.Sprintf("%d offline", offline))
 	}
 	parts := strconv.Itoa(sum.partitions)
-	if sum.underReplicated > 0 || sum.offline > 0 {
+	if sum.underReplicated > 0 || sum.offline > 0 || sum.underMinISR > 0 {
 		parts += " (" + joinParts(
 			countIf(sum.underReplicated, "under-replicated", st.warn.Render),
+			countIf(sum.underMinISR, "under min ISR", st.bad.Render),
 			countIf(sum.offline, "offline", st.bad.Render)) + ")"
 	}
 	lag := "-"
@@ -84,69 +161,24 @@ func (v *brokersView) render(s *Snapshot, st styles, w, h int) []string {
 		kv("MaxFollowerLag", lag),
 		"",
 	}
-
-	outOfISR := map[int32][]string{}
-	for _, t := range s.Topics {
-		for _, p := range t.Partitions {
-			for _, r := range p.Replicas {
-				if !p.InISR(r) {
-					outOfISR[r] = append(outOfISR[r], tp{t.Name, p.ID}.String())
-				}
-			}
-		}
-	}
-	tb := table{
-		cols: []column{{title: "ID", right: true}, {title: "HOST:PORT", flex: true}, {title: "RACK", flex: true},
-			{title: "ROLE"}, {title: "LEADERS", right: true}, {title: "REPLICAS", right: true},
-			{title: "OUT-OF-ISR", right: true}, {title: "ADMIN"}},
-		sel: v.cur.idx,
-	}
-	for _, b := range s.Brokers {
-		addr, role := "-", txt("broker")
-		if !b.Offline {
-			addr = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
-		}
-		switch {
-		case b.Offline:
-			role = styled("offline", st.bad)
-		case b.ID == s.Controller.ID:
-			role = styled("controller", st.good)
-		}
-		ooi := txt(strconv.Itoa(len(outOfISR[b.ID])))
-		if len(outOfISR[b.ID]) > 0 {
-			ooi = styled(ooi.text, st.warn)
-		}
-		tb.rows = append(tb.rows, []cell{
-			txt(strconv.Itoa(int(b.ID))), txt(addr), txt(orDash(b.Rack)), role,
-			txt(strconv.Itoa(sum.leaders[b.ID])), txt(strconv.Itoa(sum.replicas[b.ID])), ooi, adminCell(b, st),
-		})
-	}
-	listH := v.listHeight(h)
-	tb.from, tb.to = v.cur.window(len(tb.rows), listH)
+	ls := v.listing(e)
+	tb := v.list.table(ls, v.listHeight(h))
 	out = append(out, tb.render(st, w)...)
-	if len(s.Brokers) == 0 {
-		return fitAll(append(out, "  no brokers"), w)
+	if len(ls.rows) == 0 {
+		if len(s.Brokers) == 0 {
+			return fitAll(append(out, "  no brokers"), w)
+		}
+		return fitAll(append(out, "  no broker matches the filter"), w)
 	}
-	b := s.Brokers[v.cur.idx]
-	name := fmt.Sprintf("Broker %d", b.ID)
-	if b.Admin != "" {
-		name += " (admin " + b.Admin + ")"
-	}
+	b, _ := v.selected(e)
 	out = append(out, "")
-	switch n := sum.replicas[b.ID]; {
-	case b.Offline:
-		out = append(out, st.bad.Render(fmt.Sprintf("%s is offline: %s unavailable", name, plural(n, "replica", "replicas"))))
-	case len(outOfISR[b.ID]) > 0:
-		out = append(out, st.warn.Render(fmt.Sprintf("%s is out of the ISR of %s", name, fewNames(outOfISR[b.ID], 4))))
-	default:
-		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
+	out = append(out, brokerStatus(b, e)...)
+	if f := v.list.summary(ls); f != "" {
+		out = append(out, st.dim.Render(f))
 	}
-	if len(b.Throttled) > 0 {
-		out = append(out, st.warn.Render(throttledLine(b)))
-	}
-	// The status line has room for one warning; the overview lists them
-	// all, as far as they fit.
-	if len(s.Warnings) > 0 && len(out)+2 < h {
+	// A printed frame has no warnings pane: it lists them here, as far
+	// as they fit.
+	if e.once && len(s.Warnings) > 0 && len(out)+2 < h {
 		out = append(out, "", "Warnings:")
 		for i, wn := range s.Warnings {
 			if len(out) == h-1 && i < len(s.Warnings)-1 {
@@ -157,6 +189,58 @@ func (v *brokersView) render(s *Snapshot, st styles, w, h int) []string {
 		}
 	}
 	return fitAll(out, w)
+}
+
+// brokerStatus is the selected broker's detail: whether it is in sync
+// and answers, its throughput, the clients it throttles.
+func brokerStatus(b Broker, e *env) []string {
+	st, s := e.st, e.s
+	sum := s.summary()
+	ooi := outOfISR(s)
+	name := fmt.Sprintf("Broker %d", b.ID)
+	if b.Admin != "" {
+		name += " (admin " + b.Admin + ")"
+	}
+	var out []string
+	n := sum.replicas[b.ID]
+	p, down := e.probes.unreachable(b.ID)
+	switch {
+	case b.Offline:
+		out = append(out, st.bad.Render(fmt.Sprintf("%s is offline: %s unavailable", name, plural(n, "replica", "replicas"))))
+	case down:
+		out = append(out, st.bad.Render(fmt.Sprintf("%s is unreachable since %s: %s", name, p.Since.Format("15:04:05"), p.Err)))
+	case len(ooi[b.ID]) > 0:
+		out = append(out, st.warn.Render(fmt.Sprintf("%s is out of the ISR of %s", name, fewNames(ooi[b.ID], 4))))
+	default:
+		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
+	}
+	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st); line != "" {
+		out = append(out, "  "+line)
+	}
+	if len(b.Throttled) > 0 {
+		out = append(out, st.warn.Render(throttledLine(b)))
+	}
+	return out
+}
+
+// throughputLine is "in 1.2MiB/s ▂▃▅ · out … · 120 rec/s in ▂▃▅ · 80
+// rec/s out ▂▃▅" with the parts that are known, "" when none is.
+func throughputLine(in, out, rec, recOut *series, st styles) string {
+	var parts []string
+	spark := func(s *series) string { return st.good.Render(sparkline(s.vals, min(10, len(s.vals)))) }
+	if v, ok := in.last(); ok {
+		parts = append(parts, "in "+siBytes(v)+"/s "+spark(in))
+	}
+	if v, ok := out.last(); ok {
+		parts = append(parts, "out "+siBytes(v)+"/s "+spark(out))
+	}
+	if v, ok := rec.last(); ok {
+		parts = append(parts, siCount(v)+" rec/s in "+spark(rec))
+	}
+	if v, ok := recOut.last(); ok {
+		parts = append(parts, siCount(v)+" rec/s out "+spark(recOut))
+	}
+	return joinParts(parts...)
 }
 
 // adminCell says whether an admin endpoint answered for the broker; the

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -11,19 +12,81 @@ import (
 // partitionsView shows one topic's partitions, and under them every
 // replica of the selected partition with its log end offset and its lag
 // behind the leader (the model is kafka-metadata-quorum describe
-// --replication: NodeId, LogEndOffset, Lag, Status).
+// --replication: NodeId, LogEndOffset, Lag, Status). It is the partitions
+// tab, and the page a broker's or a transaction's partition opens.
 type partitionsView struct {
 	topic string
-	cur   cursor
-	page  int // rows the list showed last, for page up/down
+	list  listState
 }
 
-func partitionKeys(t Topic) []string {
-	keys := make([]string, len(t.Partitions))
-	for i, p := range t.Partitions {
-		keys[i] = strconv.Itoa(int(p.ID))
+// nonPreferredMark follows a leader that is not the preferred replica.
+const nonPreferredMark = "*"
+
+func (v *partitionsView) crumb() string { return "Topic " + v.topic }
+
+func (v *partitionsView) listing(e *env, t Topic) listing {
+	st := e.st
+	moving := e.s.reassigning()
+	cols := []column{{title: "PARTITION", right: true}, {title: "LEADER", right: true},
+		{title: "REPLICAS", flex: true}, {title: "ISR", flex: true}, {title: "OFFLINE", flex: true},
+		{title: "HW", right: true}, {title: "LEO", right: true}, {title: "MAX-LAG", right: true},
+		{title: "REC-IN/s", right: true, drop: 1}, {title: "STATE", drop: 2}}
+	var rows []row
+	for _, p := range t.Partitions {
+		leader := intCell(int(p.Leader))
+		switch {
+		case !p.HasLeader():
+			leader = styled("none", st.bad)
+		case p.NonPreferred():
+			leader.text += nonPreferredMark
+			leader = leader.withStyle(st.warn)
+		}
+		isr := txt(ids(p.ISR))
+		switch {
+		case p.UnderMinISR(t.MinISR):
+			isr = isr.withStyle(st.bad)
+		case p.UnderReplicated():
+			isr = isr.withStyle(st.warn)
+		}
+		off := txt(ids(p.Offline))
+		if len(p.Offline) > 0 {
+			off = off.withStyle(st.bad)
+		}
+		lag, known := p.MaxLag()
+		in := txt("-")
+		if r, ok := e.tr.partRate(t.Name, p.ID); ok {
+			in = number(siCount(r), r)
+		}
+		rows = append(rows, row{key: strconv.Itoa(int(p.ID)), cells: []cell{intCell(int(p.ID)), leader, txt(ids(p.Replicas)), isr, off,
+			num(p.HW), num(p.LEO), lagCell(lag, known, st), in, partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], st)}})
 	}
-	return keys
+	return v.list.apply(cols, rows)
+}
+
+// partitionState names what is wrong with a partition, worst first.
+func partitionState(p Partition, minISR int, move Reassignment, st styles) cell {
+	var bad, warn []string
+	switch {
+	case !p.HasLeader():
+		bad = append(bad, "offline")
+	case p.UnderMinISR(minISR):
+		bad = append(bad, "under-min-isr")
+	case p.UnderReplicated():
+		warn = append(warn, "under-replicated")
+	}
+	if p.NonPreferred() {
+		warn = append(warn, "non-preferred")
+	}
+	if len(move.Adding)+len(move.Removing) > 0 {
+		warn = append(warn, "reassigning")
+	}
+	switch {
+	case len(bad) > 0:
+		return styled(strings.Join(append(bad, warn...), ","), st.bad)
+	case len(warn) > 0:
+		return styled(strings.Join(warn, ","), st.warn)
+	}
+	return styled("ok", st.good)
 }
 
 // heights splits the body: a topic line and the table header, the
@@ -31,102 +94,157 @@ func partitionKeys(t Topic) []string {
 // per replica.
 func (v *partitionsView) heights(t Topic, h int) (list, detail int) {
 	detail = 3 + t.RF()
-	return max(1, h-2-detail), detail
+	head := 2
+	if v.list.filter != "" || v.list.sortCol != 0 || v.list.desc {
+		head++ // the filter and sort line
+	}
+	return max(1, h-head-detail), detail
 }
 
-func (v *partitionsView) sync(s *Snapshot) {
-	if t, ok := s.Topic(v.topic); ok {
-		v.cur.sync(partitionKeys(t))
+func (v *partitionsView) sync(e *env) {
+	if t, ok := e.s.Topic(v.topic); ok {
+		v.list.sync(v.listing(e, t))
 	}
+}
+
+func (v *partitionsView) filterable(*env) *listState { return &v.list }
+
+func (v *partitionsView) hints(k keyMap) []key.Binding {
+	return []key.Binding{k.Move, withHelp(k.Open, "messages"), k.PrevItem, k.NextItem, k.Filter, k.Sort}
 }
 
 // show switches to a topic, keeping the selected partition when the
-// topic stays the same.
-func (v *partitionsView) show(s *Snapshot, topic string) {
+// topic stays the same; partition, if not negative, is selected.
+func (v *partitionsView) show(e *env, topic string, partition int32) {
 	if topic != v.topic {
-		v.topic, v.cur = topic, cursor{}
+		v.topic, v.list = topic, listState{}
 	}
-	v.sync(s)
+	if partition >= 0 {
+		v.list.cur.key = strconv.Itoa(int(partition))
+	}
+	v.sync(e)
 }
 
-func (v *partitionsView) update(msg tea.KeyMsg, s *Snapshot, k keyMap) tea.Cmd {
-	if key.Matches(msg, k.PrevTopic, k.NextTopic) {
-		keys := topicKeys(s)
+// selected is the selected partition.
+func (v *partitionsView) selected(e *env) (Topic, Partition, bool) {
+	t, ok := e.s.Topic(v.topic)
+	if !ok {
+		return t, Partition{}, false
+	}
+	r, ok := v.list.selected(v.listing(e, t))
+	if !ok {
+		return t, Partition{}, false
+	}
+	for _, p := range t.Partitions {
+		if strconv.Itoa(int(p.ID)) == r.key {
+			return t, p, true
+		}
+	}
+	return t, Partition{}, false
+}
+
+func (v *partitionsView) update(msg tea.Msg, e *env) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	if key.Matches(km, e.k.PrevItem, e.k.NextItem) {
+		keys := topicNames(e.s)
 		if len(keys) == 0 {
 			return nil
 		}
 		c := cursor{key: v.topic}
 		c.sync(keys)
-		if key.Matches(msg, k.PrevTopic) {
+		if key.Matches(km, e.k.PrevItem) {
 			c.move(keys, -1)
 		} else {
 			c.move(keys, 1)
 		}
-		v.show(s, c.key)
+		v.show(e, c.key, -1)
 		return nil
 	}
-	if t, ok := s.Topic(v.topic); ok {
-		listKeys(msg, k, &v.cur, partitionKeys(t), v.page)
+	t, ok := e.s.Topic(v.topic)
+	if !ok {
+		return nil
+	}
+	if v.list.key(km, e.k, v.listing(e, t)) {
+		return nil
+	}
+	switch {
+	case key.Matches(km, e.k.Configs):
+		return openConfigs(e, ConfigResource{Name: t.Name})
+	case key.Matches(km, e.k.AddPartitions):
+		askAddPartitions(e, t)
+		return nil
+	}
+	_, p, ok := v.selected(e)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(km, e.k.Open, e.k.Messages):
+		e.openPage(newBrowserPage(t.Name, p.ID))
+	case key.Matches(km, e.k.Elect):
+		askElect(e, map[string][]int32{t.Name: {p.ID}}, tp{t.Name, p.ID}.String())
 	}
 	return nil
 }
 
-func (v *partitionsView) scroll(s *Snapshot, _, h int) {
-	if t, ok := s.Topic(v.topic); ok {
-		v.page, _ = v.heights(t, h)
-		v.cur.scroll(len(t.Partitions), v.page)
+func topicNames(s *Snapshot) []string {
+	keys := make([]string, len(s.Topics))
+	for i, t := range s.Topics {
+		keys[i] = t.Name
+	}
+	return keys
+}
+
+func (v *partitionsView) scroll(e *env, _, h int) {
+	if t, ok := e.s.Topic(v.topic); ok {
+		list, _ := v.heights(t, h)
+		v.list.scroll(v.listing(e, t), list)
 	}
 }
 
-func (v *partitionsView) render(s *Snapshot, st styles, w, h int) []string {
-	t, ok := s.Topic(v.topic)
+func (v *partitionsView) render(e *env, w, h int) []string {
+	st := e.st
+	t, ok := e.s.Topic(v.topic)
 	if !ok {
 		if v.topic == "" {
 			return []string{"No topics."}
 		}
 		return fitAll([]string{st.bad.Render(fmt.Sprintf("Topic %s does not exist.", v.topic)), "", "Press [ or ] for another topic."}, w)
 	}
-	head := joinParts("Topic "+st.title.Render(t.Name), plural(len(t.Partitions), "partition", "partitions"),
-		fmt.Sprintf("RF %d", t.RF()), countIf(t.UnderReplicated(), "under-replicated", st.warn.Render),
-		countIf(t.OfflinePartitions(), "offline", st.bad.Render))
-	out := []string{head}
-
-	tb := table{
-		cols: []column{{title: "PARTITION", right: true}, {title: "LEADER", right: true},
-			{title: "REPLICAS", flex: true}, {title: "ISR", flex: true}, {title: "OFFLINE", flex: true},
-			{title: "HW", right: true}, {title: "LEO", right: true}, {title: "MAX-LAG", right: true}},
-		sel: v.cur.idx,
+	nonPref := ""
+	if n := t.NonPreferred(); n > 0 {
+		nonPref = st.warn.Render(fmt.Sprintf("%d non-preferred leader%s (%s)", n, map[bool]string{true: "", false: "s"}[n == 1], nonPreferredMark))
 	}
-	for _, p := range t.Partitions {
-		leader := txt(strconv.Itoa(int(p.Leader)))
-		if !p.HasLeader() {
-			leader = styled("none", st.bad)
-		}
-		isr := txt(ids(p.ISR))
-		if p.UnderReplicated() {
-			isr = styled(isr.text, st.warn)
-		}
-		off := txt(ids(p.Offline))
-		if len(p.Offline) > 0 {
-			off = styled(off.text, st.bad)
-		}
-		lag, known := p.MaxLag()
-		tb.rows = append(tb.rows, []cell{txt(strconv.Itoa(int(p.ID))), leader, txt(ids(p.Replicas)), isr, off,
-			num(p.HW), num(p.LEO), lagCell(lag, known, st)})
+	minISR := ""
+	if t.MinISR > 0 {
+		minISR = fmt.Sprintf("min ISR %d", t.MinISR)
+	}
+	ls := v.listing(e, t)
+	out := []string{joinParts("Topic "+st.title.Render(t.Name), plural(len(t.Partitions), "partition", "partitions"),
+		fmt.Sprintf("RF %d", t.RF()), minISR, countIf(t.UnderReplicated(), "under-replicated", st.warn.Render),
+		countIf(t.UnderMinISR(), "under min ISR", st.bad.Render), countIf(t.OfflinePartitions(), "offline", st.bad.Render), nonPref)}
+	if sum := v.list.summary(ls); sum != "" {
+		out = append(out, st.dim.Render(sum))
 	}
 	list, _ := v.heights(t, h)
-	tb.from, tb.to = v.cur.window(len(tb.rows), list)
-	out = append(out, tb.render(st, w)...)
-	if len(t.Partitions) == 0 {
-		return fitAll(append(out, "  no partitions"), w)
+	out = append(out, v.list.table(ls, list).render(st, w)...)
+	_, p, ok := v.selected(e)
+	if !ok {
+		if len(t.Partitions) == 0 {
+			return fitAll(append(out, "  no partitions"), w)
+		}
+		return fitAll(append(out, "  no partition matches the filter"), w)
 	}
 	out = append(out, "")
-	out = append(out, v.replicas(t.Partitions[v.cur.idx], t.Name, st, w)...)
+	out = append(out, replicaLines(p, t.Name, e.s.reassigning()[tp{t.Name, p.ID}], st, w)...)
 	return fitAll(out, w)
 }
 
-// replicas is the detail of one partition.
-func (v *partitionsView) replicas(p Partition, topic string, st styles, w int) []string {
+// replicaLines is the detail of one partition.
+func replicaLines(p Partition, topic string, move Reassignment, st styles, w int) []string {
 	leader := "none"
 	if p.HasLeader() {
 		leader = strconv.Itoa(int(p.Leader))
@@ -139,7 +257,7 @@ func (v *partitionsView) replicas(p Partition, topic string, st styles, w int) [
 			{title: "LEO", right: true}, {title: "LAG", right: true}},
 		sel: -1,
 	}
-	for _, r := range p.Replicas {
+	for i, r := range p.Replicas {
 		role := txt("follower")
 		switch {
 		case !p.HasLeader():
@@ -152,12 +270,20 @@ func (v *partitionsView) replicas(p Partition, topic string, st styles, w int) [
 			inISR = styled("no", st.warn)
 		}
 		state := txt("online")
-		if p.IsOffline(r) {
+		switch {
+		case p.IsOffline(r):
 			state = styled("offline", st.bad)
+		case contains(move.Adding, r):
+			state = styled("adding", st.warn)
+		case contains(move.Removing, r):
+			state = styled("removing", st.warn)
+		}
+		if i == 0 && p.NonPreferred() {
+			role.text += "(preferred)"
 		}
 		leo, ok := p.ReplicaLEO(r)
 		lag, lagOK := p.ReplicaLag(r)
-		tb.rows = append(tb.rows, []cell{txt(strconv.Itoa(int(r))), role, inISR, state, optNum(leo, ok), lagCell(lag, lagOK, st)})
+		tb.rows = append(tb.rows, []cell{intCell(int(r)), role, inISR, state, optNum(leo, ok), lagCell(lag, lagOK, st)})
 	}
 	tb.to = len(tb.rows)
 	return append([]string{title}, tb.render(st, w)...)

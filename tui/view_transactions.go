@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -13,104 +14,137 @@ import (
 // as kafka-transactions describe gives it one id at a time) and, under
 // them, the selected one's partitions. A transaction open past its
 // timeout is flagged: the coordinator should have aborted it.
-type transactionsView struct {
-	cur  cursor
-	page int // rows the list showed last
-}
+type transactionsView struct{ list listState }
 
-func txnKeys(s *Snapshot) []string {
-	if s.Transactions == nil {
-		return nil
+func (v *transactionsView) listing(e *env) listing {
+	t, st := e.s.Transactions, e.st
+	if t == nil {
+		return listing{}
 	}
-	keys := make([]string, len(s.Transactions.Open))
-	for i, x := range s.Transactions.Open {
-		keys[i] = x.ID
+	anyErr := false
+	for _, x := range t.Open {
+		anyErr = anyErr || x.Err != ""
 	}
-	return keys
+	cols := []column{{title: "TRANSACTIONAL-ID", flex: true}, {title: "STATE"}, {title: "PRODUCER-ID", right: true},
+		{title: "EPOCH", right: true}, {title: "PARTITIONS", right: true}, {title: "AGE", right: true}, {title: "TIMEOUT", right: true}}
+	if anyErr {
+		cols = append(cols, column{title: "ERROR", flex: true})
+	}
+	var rows []row
+	for _, x := range t.Open {
+		cells := []cell{txt(x.ID), txnStateCell(x.State, st), num(x.ProducerID), num(int64(x.Epoch)),
+			intCell(len(x.Partitions)), ageCell(x, e.s.Taken, st), timeoutCell(x.TimeoutMs)}
+		if anyErr {
+			cells = append(cells, styled(orDash(x.Err), st.bad))
+		}
+		rows = append(rows, row{key: x.ID, cells: cells})
+	}
+	return v.list.apply(cols, rows)
 }
 
 // heights splits the body as the groups view does: the summary and a
 // blank, the list (at most half of what remains), a blank, the detail.
-func (v *transactionsView) heights(s *Snapshot, h int) (list, detail int) {
+func (v *transactionsView) heights(ls listing, h int) (list, detail int) {
 	avail := h - 5
-	list = min(max(len(txnKeys(s)), 1), max(1, avail/2))
+	list = min(max(len(ls.rows), 1), max(1, avail/2))
 	return list, max(1, avail-list)
 }
 
-func (v *transactionsView) sync(s *Snapshot) { v.cur.sync(txnKeys(s)) }
+func (v *transactionsView) selected(e *env) (Transaction, bool) {
+	r, ok := v.list.selected(v.listing(e))
+	if !ok {
+		return Transaction{}, false
+	}
+	return e.s.Transactions.find(r.key)
+}
 
-func (v *transactionsView) update(msg tea.KeyMsg, s *Snapshot, k keyMap) tea.Cmd {
-	listKeys(msg, k, &v.cur, txnKeys(s), v.page)
+func (v *transactionsView) sync(e *env) { v.list.sync(v.listing(e)) }
+
+func (v *transactionsView) filterable(*env) *listState { return &v.list }
+
+func (v *transactionsView) hints(k keyMap) []key.Binding {
+	return []key.Binding{k.Move, k.Open, k.Filter, k.Sort}
+}
+
+func (v *transactionsView) update(msg tea.Msg, e *env) tea.Cmd {
+	km, ok := listKey(msg, e, &v.list, v.listing(e))
+	if !ok {
+		return nil
+	}
+	if x, ok := v.selected(e); ok && key.Matches(km, e.k.Open) {
+		e.openPage(newTxnPage(x.ID))
+	}
 	return nil
 }
 
-func (v *transactionsView) scroll(s *Snapshot, _, h int) {
-	v.page, _ = v.heights(s, h)
-	v.cur.scroll(len(txnKeys(s)), v.page)
+func (v *transactionsView) scroll(e *env, _, h int) {
+	ls := v.listing(e)
+	list, _ := v.heights(ls, h)
+	v.list.scroll(ls, list)
 }
 
-func (v *transactionsView) render(s *Snapshot, st styles, w, h int) []string {
-	t := s.Transactions
+func (v *transactionsView) render(e *env, w, h int) []string {
+	t, st := e.s.Transactions, e.st
 	if t == nil {
 		return fitAll([]string{"Transactions: not supported by this cluster.", "",
 			"No broker serves ListTransactions and DescribeTransactions (KIP-664,", "Kafka 3.0 and later)."}, w)
 	}
 	overdue := 0
 	for _, x := range t.Open {
-		if x.Overdue(s.Taken) {
+		if x.Overdue(e.s.Taken) {
 			overdue++
 		}
 	}
-	out := []string{joinParts(plural(len(t.Open), "open transaction", "open transactions"),
+	ls := v.listing(e)
+	out := []string{listSummary(&v.list, ls, st, joinParts(plural(len(t.Open), "open transaction", "open transactions"),
 		plural(t.Idle, "idle transactional id", "idle transactional ids"),
-		countIf(overdue, "past its timeout", st.bad.Render))}
+		countIf(overdue, "past its timeout", st.bad.Render)))}
 	if t.Err != "" {
 		out = append(out, st.warn.Render(t.Err))
 	} else {
 		out = append(out, "")
 	}
-	anyErr := false
-	for _, x := range t.Open {
-		anyErr = anyErr || x.Err != ""
-	}
-	tb := table{
-		cols: []column{{title: "TRANSACTIONAL-ID", flex: true}, {title: "STATE"}, {title: "PRODUCER-ID", right: true},
-			{title: "EPOCH", right: true}, {title: "PARTITIONS", right: true}, {title: "AGE", right: true}, {title: "TIMEOUT", right: true}},
-		sel: v.cur.idx,
-	}
-	if anyErr {
-		tb.cols = append(tb.cols, column{title: "ERROR", flex: true})
-	}
-	for _, x := range t.Open {
-		row := []cell{txt(x.ID), txnStateCell(x.State, st), num(x.ProducerID), num(int64(x.Epoch)),
-			txt(strconv.Itoa(len(x.Partitions))), ageCell(x, s.Taken, st), txt(timeoutText(x.TimeoutMs))}
-		if anyErr {
-			row = append(row, styled(orDash(x.Err), st.bad))
+	list, detail := v.heights(ls, h)
+	out = append(out, v.list.table(ls, list).render(st, w)...)
+	x, ok := v.selected(e)
+	if !ok {
+		if len(t.Open) == 0 {
+			return fitAll(append(out, "  no open transactions"), w)
 		}
-		tb.rows = append(tb.rows, row)
-	}
-	list, detail := v.heights(s, h)
-	tb.from, tb.to = v.cur.window(len(tb.rows), list)
-	out = append(out, tb.render(st, w)...)
-	if len(t.Open) == 0 {
-		return fitAll(append(out, "  no open transactions"), w)
+		return fitAll(append(out, "  no transaction matches the filter"), w)
 	}
 	out = append(out, "")
-	out = append(out, txnDetail(t.Open[v.cur.idx], s.Taken, st, w, detail)...)
+	out = append(out, txnDetail(x, e.s.Taken, st, w, detail)...)
 	return fitAll(out, w)
+}
+
+func (t *Transactions) find(id string) (Transaction, bool) {
+	if t == nil {
+		return Transaction{}, false
+	}
+	for _, x := range t.Open {
+		if x.ID == id {
+			return x, true
+		}
+	}
+	return Transaction{}, false
+}
+
+// txnTitle is a transaction's one-line description.
+func txnTitle(x Transaction, now time.Time, st styles) string {
+	age := "age " + ageCell(x, now, st).text
+	if x.Overdue(now) {
+		age = st.bad.Render(age + ", past its timeout")
+	}
+	return joinParts(st.title.Render(x.ID), "producer "+num(x.ProducerID).text+" epoch "+num(int64(x.Epoch)).text,
+		"timeout "+timeoutText(x.TimeoutMs), age, "coordinator "+num(int64(x.Coordinator)).text)
 }
 
 // txnDetail is the selected transaction: a title line (its state is in
 // the selected row above), then its partitions wrapped to the width in at
 // most rows-1 lines.
 func txnDetail(x Transaction, now time.Time, st styles, w, rows int) []string {
-	age := "age " + ageCell(x, now, st).text
-	if x.Overdue(now) {
-		age = st.bad.Render(age + ", past its timeout")
-	}
-	title := joinParts(st.title.Render(x.ID), "producer "+num(x.ProducerID).text+" epoch "+num(int64(x.Epoch)).text,
-		"timeout "+timeoutText(x.TimeoutMs), age, "coordinator "+num(int64(x.Coordinator)).text)
-	out := []string{title}
+	out := []string{txnTitle(x, now, st)}
 	if len(x.Partitions) == 0 {
 		return append(out, "  no partitions")
 	}
@@ -165,11 +199,18 @@ func ageCell(x Transaction, now time.Time, st styles) cell {
 	if !ok {
 		return txt("-")
 	}
-	text := shortDuration(age)
+	c := number(shortDuration(age), age.Seconds())
 	if x.Overdue(now) {
-		return styled(text, st.bad)
+		return c.withStyle(st.bad)
 	}
-	return txt(text)
+	return c
+}
+
+func timeoutCell(ms int32) cell {
+	if ms < 0 {
+		return txt("-")
+	}
+	return number(timeoutText(ms), float64(ms))
 }
 
 func timeoutText(ms int32) string {
@@ -202,4 +243,17 @@ func txnStateCell(state string, st styles) cell {
 		return styled(state, st.bad)
 	}
 	return txt(orDash(state))
+}
+
+// partitionID splits "topic-3" into its topic and partition.
+func partitionID(s string) (string, int32, bool) {
+	i := strings.LastIndexByte(s, '-')
+	if i < 0 {
+		return "", 0, false
+	}
+	p, err := strconv.ParseInt(s[i+1:], 10, 32)
+	if err != nil {
+		return "", 0, false
+	}
+	return s[:i], int32(p), true
 }

@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,12 +21,13 @@ const (
 	ViewTopics
 	ViewPartitions
 	ViewGroups
-	ViewTransactions // shown when the cluster serves KIP-664 (see Model.shows)
+	ViewTransactions  // shown when the cluster serves KIP-664 (see Model.shows)
+	ViewReassignments // shown when the cluster serves KIP-455
 	numViews
 )
 
-var viewNames = [numViews]string{"brokers", "topics", "partitions", "groups", "transactions"}
-var viewTitles = [numViews]string{"Brokers", "Topics", "Partitions", "Groups", "Transactions"}
+var viewNames = [numViews]string{"brokers", "topics", "partitions", "groups", "transactions", "reassignments"}
+var viewTitles = [numViews]string{"Brokers", "Topics", "Partitions", "Groups", "Transactions", "Reassign"}
 
 func (v View) String() string {
 	if v < 0 || v >= numViews {
@@ -42,44 +46,95 @@ func ParseView(s string) (View, error) {
 	return 0, fmt.Errorf("tui: unknown view %q (want %s)", s, strings.Join(viewNames[:], ", "))
 }
 
-// pane is one view's model. Its state is only selection and scrolling;
-// the data always comes from the snapshot passed in, so a pane renders the
-// same frame for the same snapshot, state and size.
-type pane interface {
-	// sync re-finds the selection in a new snapshot.
-	sync(s *Snapshot)
-	// update handles a key the root did not take.
-	update(msg tea.KeyMsg, s *Snapshot, k keyMap) tea.Cmd
-	// scroll keeps the selection visible in a body of w×h cells.
-	scroll(s *Snapshot, w, h int)
-	// render draws the body, at most h lines of at most w cells.
-	render(s *Snapshot, st styles, w, h int) []string
+// env is what a view reads and asks for. The root builds it for every
+// call; a view keeps only its own selection and scrolling, so the same
+// env, state and size always give the same frame.
+type env struct {
+	s        *Snapshot
+	tr       *trends
+	st       styles
+	k        keyMap
+	once     bool
+	readOnly bool
+	probes   probes
+	src      Source
+	ctx      context.Context
+	timeout  time.Duration
+	now      time.Time // the frame's clock: the snapshot's time
+
+	// What a view asks of the root during update.
+	push          page    // open a page over the current one
+	prompt        *prompt // ask for input or a confirmation
+	openTopic     string  // show this topic's partitions
+	openPartition int32   // selecting this one (-1: keep the selection)
+	flash         string  // a one-line notice for the status line
 }
 
-// openTopicMsg asks the root to show a topic's partitions.
-type openTopicMsg struct{ topic string }
+// openPage asks the root to show p over the current view.
+func (e *env) openPage(p page) { e.push = p }
 
-// listKeys moves a cursor for the keys every list shares; it reports
-// whether the key was one of them.
-func listKeys(msg tea.KeyMsg, k keyMap, c *cursor, keys []string, page int) bool {
-	switch {
-	case key.Matches(msg, k.Up):
-		c.move(keys, -1)
-	case key.Matches(msg, k.Down):
-		c.move(keys, 1)
-	case key.Matches(msg, k.PageUp):
-		c.move(keys, -max(page, 1))
-	case key.Matches(msg, k.PageDown):
-		c.move(keys, max(page, 1))
-	case key.Matches(msg, k.Home):
-		c.set(keys, 0)
-	case key.Matches(msg, k.End):
-		c.set(keys, len(keys)-1)
-	default:
-		return false
+// showTopic asks the root to show a topic in the partitions tab.
+func (e *env) showTopic(topic string, partition int32) {
+	e.openTopic, e.openPartition = topic, partition
+}
+
+// ask opens a prompt for an action, unless actions are off or the source
+// cannot act; the status line then says why.
+func (e *env) ask(p *prompt) {
+	if e.readOnly {
+		e.flash = "read-only mode (--read-only): " + p.title + " is disabled"
+		return
 	}
-	return true
+	if _, ok := e.src.(Actor); !ok {
+		e.flash = "this source cannot " + strings.ToLower(p.title)
+		return
+	}
+	e.prompt = p
 }
+
+// input opens a prompt that only changes the view.
+func (e *env) input(p *prompt) { e.prompt = p }
+
+// view is one screen: a tab, or a page opened over one (Enter drills
+// down, Esc goes back). Its state is only selection, scrolling and what
+// it loaded itself (configs, records); cluster data always comes from the
+// env's snapshot.
+type view interface {
+	// sync re-finds the selection in a new snapshot.
+	sync(e *env)
+	// update handles a key the root did not take, or a message addressed
+	// to the view.
+	update(msg tea.Msg, e *env) tea.Cmd
+	// scroll keeps the selection visible in a body of w×h cells.
+	scroll(e *env, w, h int)
+	// render draws the body, at most h lines of at most w cells.
+	render(e *env, w, h int) []string
+	// filterable is the list the filter and sort keys act on, nil if the
+	// view has none.
+	filterable(e *env) *listState
+	// hints are the keys worth a place on the one-line help.
+	hints(k keyMap) []key.Binding
+}
+
+// page is a view opened over a tab.
+type page interface {
+	view
+	// crumb names the page in the breadcrumb: "Broker 2", "Configs".
+	crumb() string
+}
+
+// pageOpener is a page that loads something when opened.
+type pageOpener interface{ open(e *env, id int) tea.Cmd }
+
+// pageCloser is a page holding something to release when it is left.
+type pageCloser interface{ close() }
+
+// pageReloader is a page that loads its own data again on the refresh
+// key.
+type pageReloader interface{ reload(e *env, id int) tea.Cmd }
+
+// pageMsg is a message for the page with that id.
+type pageMsg interface{ pageID() int }
 
 // kv is a "Key:  value" line with the value at column 25, the layout of
 // kafka-metadata-quorum describe --status.
@@ -111,4 +166,39 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// listSummary is a list's summary line with what its filter and sort do
+// appended.
+func listSummary(l *listState, ls listing, st styles, line string) string {
+	if s := l.summary(ls); s != "" {
+		return joinParts(line, st.dim.Render(s))
+	}
+	return line
+}
+
+// scrollKey moves the first line of a scrolled text (help, a record) by
+// a key; it never goes above the first.
+func scrollKey(msg tea.KeyMsg, k keyMap, top int) int {
+	switch {
+	case key.Matches(msg, k.Down):
+		top++
+	case key.Matches(msg, k.Up):
+		top--
+	case key.Matches(msg, k.PageDown):
+		top += 10
+	case key.Matches(msg, k.PageUp):
+		top -= 10
+	case key.Matches(msg, k.Home):
+		top = 0
+	}
+	return max(0, top)
+}
+
+// openPartition opens the partitions page of a "topic-3" key, that
+// partition selected.
+func openPartition(e *env, tpKey string) {
+	if topic, p, ok := partitionID(tpKey); ok {
+		e.openPage(&partitionsView{topic: topic, list: listState{cur: cursor{key: strconv.Itoa(int(p))}}})
+	}
 }

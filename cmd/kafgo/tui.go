@@ -21,38 +21,51 @@ func newTUICommand() *cobra.Command {
 	var (
 		bootstrap, commandConfig, admin, view string
 		refresh, timeout                      time.Duration
-		once, noColor                         bool
+		once, noColor, readOnly               bool
 		width, height                         int
 		o                                     tui.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "tui",
-		Short: "Live terminal view of a cluster: brokers, topics, partitions, consumer groups, transactions",
-		Long: `A live view of a running cluster: brokers and the controller, topics with
-their under-replicated partitions, the partitions of one topic (leader,
-replicas, ISR, offline replicas, high watermark, each replica's log end
-offset and its lag behind the leader), consumer groups with their
-per-partition lag, and open transactions (transactional id, producer id
-and epoch, state, partitions, age; a tab shown when the cluster serves
-ListTransactions and DescribeTransactions, KIP-664).
+		Short: "Live terminal workbench for a cluster: brokers, topics, groups, messages, actions",
+		Long: `A live view of a running cluster, and the actions an operator takes on it:
+brokers and the controller (each broker probed on its own connection every
+refresh, so one that stops answering shows as unreachable at once), topics
+with their under-replicated, under-min-ISR, offline and non-preferred-led
+partitions, the partitions of one topic (leader, replicas, ISR, offline
+replicas, high watermark, each replica's log end offset and its lag behind
+the leader), consumer groups with their per-partition lag, open
+transactions (a tab when the cluster serves KIP-664) and reassignments in
+progress (a tab when it serves KIP-455), with records in per second, bytes
+in and out, and lag over time as sparklines.
 
-Everything but the followers' log end offsets comes over the Kafka
-protocol. Those only the leader knows: --admin lists the brokers' admin
-endpoints (admin.listener) to ask; without it a follower's offset shows as
-"-". The controller epoch likewise needs the controller's endpoint.
+Enter opens what is selected: a broker's partitions and configs, a topic's
+partitions, a group's members and per-partition lag, a transaction's
+partitions, and a partition's records in the message browser (from an
+offset, a time or the latest N; decoded as text, JSON or hex; f follows
+new records). Esc goes back. / filters any list, s and S sort it, ? lists
+every key, w shows recent warnings with their times.
+
+Actions, each behind a y/n confirmation: C creates a topic, D deletes
+one, P adds partitions, e alters a config (in a configs view, c), R resets
+an empty group's offsets, E runs a preferred leader election.
+--read-only turns them all off.
+
+Everything but the followers' log end offsets, the controller epoch and
+byte counters comes over the Kafka protocol, from any Kafka 2.x cluster
+or later (records in per second are high watermark deltas). The rest only
+the brokers' admin endpoints (admin.listener) know: --admin lists them;
+without it those show as "-".
 
 --once prints one frame of --view at --width x --height and exits, for
 scripts: without the key help, and with no colour unless stdout is a
 terminal (and never with --no-color). A list too long for the frame ends
 in a line saying how many rows it left out ("… 12 more").
 
-Keys: tab/←/→ or 1-5 switch views, ↑/↓ select, enter opens a topic,
-[ and ] change topic, J/K scroll a group's offsets, r refreshes, ? shows
-all keys, q quits.
-
 Examples:
   kafgo tui --bootstrap-server localhost:9092
   kafgo tui --bootstrap-server localhost:9092 --admin localhost:9644,localhost:9645 --refresh 5s
+  kafgo tui --bootstrap-server localhost:9092 --read-only
   kafgo tui --bootstrap-server localhost:9092 --once --view partitions --topic orders --width 120 --height 40`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -69,7 +82,7 @@ Examples:
 			if once && (width <= 0 || height <= 0) {
 				return fmt.Errorf("--width and --height must be positive, got %dx%d", width, height)
 			}
-			o.View, o.Refresh, o.Timeout, o.Target = v, refresh, timeout, bootstrap
+			o.View, o.Refresh, o.Timeout, o.Target, o.ReadOnly = v, refresh, timeout, bootstrap, readOnly
 			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -102,12 +115,13 @@ Examples:
 	f.DurationVar(&refresh, "refresh", 2*time.Second, "Interval between refreshes; 0 refreshes only on the r key.")
 	f.DurationVar(&timeout, "timeout", 10*time.Second, "Time limit for one refresh.")
 	f.BoolVar(&once, "once", false, "Print one frame and exit.")
-	f.StringVar(&view, "view", "brokers", "View to show first: brokers, topics, partitions, groups or transactions.")
+	f.StringVar(&view, "view", "brokers", "View to show first: brokers, topics, partitions, groups, transactions or reassignments.")
 	f.StringVar(&o.Topic, "topic", "", "Topic the partitions view shows (default: the first).")
 	f.StringVar(&o.Group, "group", "", "Group the groups view selects (default: the first).")
 	f.IntVar(&width, "width", 100, "Frame width for --once.")
 	f.IntVar(&height, "height", 30, "Frame height for --once.")
 	f.BoolVar(&noColor, "no-color", false, "No colours or other styling.")
+	f.BoolVar(&readOnly, "read-only", false, "Turn off every action (create/delete topic, add partitions, alter config, reset offsets, leader election).")
 	return cmd
 }
 

@@ -61,7 +61,9 @@ func TestTUIShowsLiveCluster(t *testing.T) {
 		t.Fatalf("brokers view does not name controller %d:\n%s", md.Controller, brokers)
 	}
 	for i := int32(1); i <= 3; i++ {
-		row := regexp.MustCompile(fmt.Sprintf(`(?m)^[> ]\s+%d\s+%s\s+.*\b(broker|controller)\s+\d+\s+\d+\s+0\s+ok$`, i, regexp.QuoteMeta(c.Broker(i).Addr())))
+		// ID HOST:PORT RACK ROLE LEADERS REPLICAS OUT-OF-ISR ADMIN, then
+		// the rate columns the width leaves room for.
+		row := regexp.MustCompile(fmt.Sprintf(`(?m)^[> ]\s+%d\s+%s\s+.*\b(broker|controller)\s+\d+\s+\d+\s+0\s+ok\b`, i, regexp.QuoteMeta(c.Broker(i).Addr())))
 		if !row.MatchString(brokers) {
 			t.Fatalf("brokers view lacks a healthy row for broker %d:\n%s", i, brokers)
 		}
@@ -158,7 +160,9 @@ func TestTUIShowsLiveCluster(t *testing.T) {
 type partitionRow struct{ leader, replicas, isr, offline, hw, leo, lag string }
 
 // partitionRows parses the partitions table of a frame: PARTITION LEADER
-// REPLICAS ISR OFFLINE HW LEO MAX-LAG, the selected row marked ">".
+// REPLICAS ISR OFFLINE HW LEO MAX-LAG (then the rate and state columns the
+// width leaves room for), the selected row marked ">", a leader that is
+// not the preferred replica marked "*".
 func partitionRows(t *testing.T, frame string) map[int]partitionRow {
 	t.Helper()
 	rows := map[int]partitionRow{}
@@ -168,12 +172,12 @@ func partitionRows(t *testing.T, frame string) map[int]partitionRow {
 		switch {
 		case len(f) > 0 && f[0] == "PARTITION":
 			in = true
-		case in && len(f) == 8:
+		case in && len(f) >= 8:
 			p, err := strconv.Atoi(f[0])
 			if err != nil {
 				t.Fatalf("partition row %q", line)
 			}
-			rows[p] = partitionRow{f[1], f[2], f[3], f[4], f[5], f[6], f[7]}
+			rows[p] = partitionRow{strings.TrimSuffix(f[1], "*"), f[2], f[3], f[4], f[5], f[6], f[7]}
 		case in:
 			return rows
 		}

@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// reassignView lists the partition reassignments in progress (what
+// kafka-reassign-partitions --list shows) with their progress: how far
+// the adding replicas are behind the leader, in offsets (the leader's
+// view of their log end offsets, with --admin) and bytes (DescribeLogDirs),
+// and whether replication throttles pace them.
+type reassignView struct{ list listState }
+
+func (v *reassignView) listing(e *env) listing {
+	r, st := e.s.Reassignments, e.st
+	if r == nil {
+		return listing{}
+	}
+	parts := map[tp]Partition{}
+	for _, t := range e.s.Topics {
+		for _, p := range t.Partitions {
+			parts[tp{t.Name, p.ID}] = p
+		}
+	}
+	cols := []column{{title: "TOPIC", flex: true}, {title: "PARTITION", right: true}, {title: "REPLICAS", flex: true},
+		{title: "ADDING", flex: true}, {title: "REMOVING", flex: true}, {title: "LEADER", right: true}, {title: "ISR", flex: true},
+		{title: "THROTTLED"}, {title: "OFFSETS-LEFT", right: true}, {title: "BYTES-LEFT", right: true}}
+	var rows []row
+	for _, m := range r.Moves {
+		p := parts[tp{m.Topic, m.Partition}]
+		leader := txt("-")
+		if p.HasLeader() {
+			leader = intCell(int(p.Leader))
+		}
+		throttled := txt("no")
+		if m.Throttled {
+			throttled = styled("yes", st.warn)
+		}
+		// Offsets left: the furthest behind of the adding replicas.
+		var left int64
+		known := len(m.Adding) > 0
+		for _, a := range m.Adding {
+			l, ok := p.ReplicaLag(a)
+			known = known && ok
+			left = max(left, l)
+		}
+		bytes := txt("-")
+		if m.BytesLeft >= 0 {
+			bytes = number(siBytes(float64(m.BytesLeft)), float64(m.BytesLeft))
+		}
+		rows = append(rows, row{key: tp{m.Topic, m.Partition}.String(), cells: []cell{txt(m.Topic), intCell(int(m.Partition)),
+			txt(ids(m.Replicas)), styled(ids(m.Adding), st.good), styled(ids(m.Removing), st.warn), leader, txt(ids(p.ISR)),
+			throttled, optNum(left, known), bytes}})
+	}
+	return v.list.apply(cols, rows)
+}
+
+func (v *reassignView) listHeight(h int) int { return max(1, h-3) }
+
+func (v *reassignView) sync(e *env) { v.list.sync(v.listing(e)) }
+
+func (v *reassignView) filterable(*env) *listState { return &v.list }
+
+func (v *reassignView) hints(k keyMap) []key.Binding {
+	return []key.Binding{k.Move, withHelp(k.Open, "partition"), k.Filter, k.Sort}
+}
+
+func (v *reassignView) update(msg tea.Msg, e *env) tea.Cmd {
+	ls := v.listing(e)
+	km, ok := listKey(msg, e, &v.list, ls)
+	if !ok {
+		return nil
+	}
+	if r, ok := v.list.selected(ls); ok && key.Matches(km, e.k.Open) {
+		openPartition(e, r.key)
+	}
+	return nil
+}
+
+func (v *reassignView) scroll(e *env, _, h int) { v.list.scroll(v.listing(e), v.listHeight(h)) }
+
+func (v *reassignView) render(e *env, w, h int) []string {
+	r, st := e.s.Reassignments, e.st
+	if r == nil {
+		return fitAll([]string{"Reassignments: not supported by this cluster.", "",
+			"No broker serves ListPartitionReassignments (KIP-455, Kafka 2.4 and later)."}, w)
+	}
+	ls := v.listing(e)
+	out := []string{listSummary(&v.list, ls, st, joinParts(plural(len(r.Moves), "partition reassigning", "partitions reassigning"),
+		throttleSummary(r.Throttles)))}
+	if r.Err != "" {
+		out = append(out, st.warn.Render(r.Err))
+	} else {
+		out = append(out, "")
+	}
+	out = append(out, v.list.table(ls, v.listHeight(h)).render(st, w)...)
+	switch {
+	case len(r.Moves) == 0:
+		out = append(out, "  no reassignments in progress")
+	case len(ls.rows) == 0:
+		out = append(out, "  no reassignment matches the filter")
+	}
+	return fitAll(out, w)
+}
+
+// throttleSummary is "throttled: brokers 1,2 leader 10MiB/s follower
+// 10MiB/s; broker 3 leader 1MiB/s", brokers with the same rates together.
+func throttleSummary(ts []BrokerThrottle) string {
+	if len(ts) == 0 {
+		return "no replication throttle"
+	}
+	type rates struct{ leader, follower int64 }
+	var order []rates
+	brokers := map[rates][]int32{}
+	for _, t := range ts {
+		r := rates{t.Leader, t.Follower}
+		if _, seen := brokers[r]; !seen {
+			order = append(order, r)
+		}
+		brokers[r] = append(brokers[r], t.Broker)
+	}
+	var parts []string
+	for _, r := range order {
+		bs := brokers[r]
+		s := "broker " + ids(bs)
+		if len(bs) > 1 {
+			s = "brokers " + ids(bs)
+		}
+		if r.leader >= 0 {
+			s += " leader " + siBytes(float64(r.leader)) + "/s"
+		}
+		if r.follower >= 0 {
+			s += " follower " + siBytes(float64(r.follower)) + "/s"
+		}
+		parts = append(parts, s)
+	}
+	return "throttled: " + strings.Join(parts, "; ")
+}
