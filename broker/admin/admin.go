@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -29,6 +31,9 @@ type Source struct {
 	ControllerID    func() int32
 	IsController    func() bool
 	ControllerEpoch func() int32
+	// Pprof serves Go's runtime profiles at /debug/pprof/
+	// (admin.pprof.enable, off by default).
+	Pprof bool
 }
 
 // Server is the HTTP endpoint.
@@ -59,6 +64,9 @@ func (s *Server) Serve(src Source) {
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc(adminapi.BrokerPath, s.broker)
 	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
+	if src.Pprof {
+		handlePprof(mux)
+	}
 	s.http.Handler = mux
 	go func() {
 		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -112,4 +120,18 @@ func writeJSON(w http.ResponseWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// handlePprof mounts net/http/pprof on mux (not on http.DefaultServeMux,
+// which would expose it wherever the default mux is served).
+// Mutex contention is sampled (1 in 100 events) from then on, so the
+// mutex profile has data; block profiling stays off (it costs on every
+// blocking operation).
+func handlePprof(mux *http.ServeMux) {
+	runtime.SetMutexProfileFraction(100)
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 }
