@@ -343,6 +343,17 @@ func (b *Broker) Kill() {
 // Stop is SIGTERM: a clean (controlled) shutdown, waited for.
 func (b *Broker) Stop() { b.signal(syscall.SIGTERM) }
 
+// PID is the broker's process id, 0 when it is not running (benchmarks
+// read its CPU time from /proc).
+func (b *Broker) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd == nil {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}
+
 // Pause is SIGSTOP; Resume is SIGCONT.
 func (b *Broker) Pause()  { b.signal(syscall.SIGSTOP) }
 func (b *Broker) Resume() { b.signal(syscall.SIGCONT) }
