@@ -76,7 +76,7 @@ type Report struct {
 	// produce and consume runs by case name, then target, in rep order.
 	produce, consume map[string]map[string][]run
 	latency          map[int]map[string][]latencies // by rate, then target
-	replication      map[string][]run                // "rf3/acks=all" and "rf1/acks=1"
+	replication      map[string][]run               // "rf3/acks=all" and "rf1/acks=1"
 }
 
 func (r *Report) add(m map[string]map[string][]run, c, target string, x run) {
