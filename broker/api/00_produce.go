@@ -32,6 +32,11 @@ import (
 // every version (Kafka 2.7+ never answers PRODUCER_FENCED to Produce).
 // Control batches come only from WriteTxnMarkers: INVALID_RECORD here.
 
+const produceKey = 0
+
+// handleProduce keeps no reference to the request's record bytes once it
+// returns (Server.Serve recycles the request buffer then): a change that
+// reads c.Req's records in the Reply must drop that recycling.
 func (s *Server) handleProduce(c *Call) Reply {
 	req := c.Req.(*kmsg.ProduceRequest)
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)

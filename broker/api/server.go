@@ -124,6 +124,13 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 		return wire.Ready(&wire.Response{Close: true})
 	}
 	reply := h.fn(&Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received})
+	if key == produceKey {
+		// Produce appends (copies) its records before its handler
+		// returns and keeps nothing that aliases the body (the reply
+		// holds the response and offsets only), so the buffer, the
+		// largest allocation of the request path, goes back to wire.
+		req.Recycle()
+	}
 	return func() *wire.Response {
 		res := reply()
 		switch {

@@ -134,7 +134,7 @@ func (c *conn) readLoop() {
 		}
 		c.lastClientID = hdr.ClientID
 		s.stats.requests.Add(1)
-		req := &Request{Header: hdr, Body: body, Conn: &c.info, Received: time.Now()}
+		req := &Request{Header: hdr, Body: body, Conn: &c.info, Received: time.Now(), frame: frame}
 		p, ok := c.serve(req)
 		if !ok {
 			return

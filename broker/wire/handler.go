@@ -37,6 +37,19 @@ type Request struct {
 	Body     []byte
 	Conn     *ConnInfo
 	Received time.Time // when the last byte of the frame was read
+
+	frame []byte // the whole frame Body is part of, for Recycle
+}
+
+// Recycle hands the request's buffer back to wire for a later request
+// (Body is nil afterwards). Call it only once nothing refers to Body or to
+// anything decoded from it that aliases it (kmsg's byte fields do): the
+// next request's bytes overwrite it. Not calling it is always safe.
+func (r *Request) Recycle() {
+	if r.frame != nil {
+		putBody(r.frame)
+	}
+	r.frame, r.Body = nil, nil
 }
 
 // Part is a piece of a response body: either Bytes, or (when File is set) the

@@ -35,6 +35,8 @@ type Options struct {
 	Config map[string]string
 	// FirstID is the first broker id (default 1).
 	FirstID int32
+	// Binary is the kafgo binary to run; empty means Binary(t).
+	Binary string
 }
 
 // Cluster is a set of kafgo broker processes of the built binary on free
@@ -112,7 +114,10 @@ func Start(t testing.TB, opt Options) *Cluster {
 	if opt.ZooKeeper {
 		c.ZK = StartZooKeeper(t)
 	}
-	bin := Binary(t)
+	bin := opt.Binary
+	if bin == "" {
+		bin = Binary(t)
+	}
 	for i := 0; i < opt.Brokers; i++ {
 		id := opt.FirstID + int32(i)
 		port, err := freePort()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,10 @@ type Options struct {
 	KafgoOnly bool
 	// KafgoConfig holds server.properties overrides for kafgo.
 	KafgoConfig map[string]string
+	// Baseline, if set, is another kafgo binary (say, before a change)
+	// run as a third target, "base", interleaved with the others; the
+	// report adds kafgo/base ratios.
+	Baseline string
 
 	LatencyRates    []int // records/s of the end-to-end latency runs
 	LatencyWarm     time.Duration
@@ -106,9 +111,12 @@ func Run(t testing.TB, o Options) *Report {
 		}
 	}
 
-	targets := []target{startKafgo(t, "kafgo", 1, o.KafgoConfig)}
+	targets := []target{startKafgo(t, "kafgo", "", 1, o.KafgoConfig)}
 	if !o.KafgoOnly {
 		targets = append(targets, startKfake(t))
+	}
+	if o.Baseline != "" {
+		targets = append(targets, startKafgo(t, "base", o.Baseline, 1, o.KafgoConfig))
 	}
 	for _, tg := range targets {
 		r.targets = append(r.targets, tg.name)
@@ -194,7 +202,7 @@ func (r *Report) runReplication(t testing.TB, o Options, logf func(string, ...an
 	for k, v := range o.KafgoConfig {
 		cfg[k] = v
 	}
-	tg := startKafgo(t, "kafgo-3", 3, cfg)
+	tg := startKafgo(t, "kafgo-3", "", 3, cfg)
 	ctx := context.Background()
 	for rep := range o.Reps {
 		for _, c := range replicationOrder(rep) {
@@ -258,7 +266,16 @@ func (r *Report) Markdown() string {
 		peer = r.targets[1]
 	}
 	fmt.Fprintf(&b, "Interleaved runs, %d rep(s), medians; ratio = median of per-rep kafgo/%s ratios; µs/rec = broker CPU (utime+stime) per record.\n\n", r.opts.Reps, or(peer, "peer"))
-	fmt.Fprintf(&b, "| case | kafgo rec/s | %s rec/s | ratio | kafgo µs/rec | %s µs/rec |\n|---|---:|---:|---:|---:|---:|\n", or(peer, "peer"), or(peer, "peer"))
+	base := slices.Contains(r.targets, "base")
+	fmt.Fprintf(&b, "| case | kafgo rec/s | %s rec/s | ratio | kafgo µs/rec | %s µs/rec |", or(peer, "peer"), or(peer, "peer"))
+	if base {
+		b.WriteString(" base rec/s | kafgo/base | base µs/rec |")
+	}
+	b.WriteString("\n|---|---:|---:|---:|---:|---:|")
+	if base {
+		b.WriteString("---:|---:|---:|")
+	}
+	b.WriteString("\n")
 	for _, kind := range []struct {
 		name string
 		m    map[string]map[string][]run
@@ -267,9 +284,14 @@ func (r *Report) Markdown() string {
 			byT := kind.m[c.name()]
 			k := byT["kafgo"]
 			f := byT[peer]
-			fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |\n", kind.name, c.name(),
+			fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |", kind.name, c.name(),
 				fmtRate(median(rates(k))), fmtRate(median(rates(f))), fmtRatio(median(ratios(rates(k), rates(f)))),
 				fmtUs(median(cpus(k))), fmtUs(median(cpus(f))))
+			if base {
+				bs := byT["base"]
+				fmt.Fprintf(&b, " %s | %s | %s |", fmtRate(median(rates(bs))), fmtRatio(median(ratios(rates(k), rates(bs)))), fmtUs(median(cpus(bs))))
+			}
+			b.WriteString("\n")
 		}
 	}
 	if len(r.latency) > 0 {

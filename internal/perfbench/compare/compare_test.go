@@ -18,6 +18,7 @@ var (
 	kafgoOnly = flag.Bool("compare.kafgo-only", false, "skip kfake (to profile kafgo under load)")
 	noExtra   = flag.Bool("compare.throughput-only", false, "skip the latency and replication runs")
 	pprof     = flag.Bool("compare.pprof", false, "serve /debug/pprof on kafgo's admin endpoint (its address is logged)")
+	baseline  = flag.String("compare.baseline", "", "another kafgo binary to run as a third target (before/after ratios in one run)")
 	out       = flag.String("compare.out", "", "also write the Markdown report to this file")
 )
 
@@ -40,6 +41,7 @@ func TestCompare(t *testing.T) {
 		o.LatencyRates, o.ReplicationRecords = nil, 0
 	}
 	o.KafgoOnly = *kafgoOnly
+	o.Baseline = *baseline
 	o.KafgoConfig = map[string]string{}
 	if *pprof {
 		o.KafgoConfig["admin.pprof.enable"] = "true"

@@ -31,9 +31,10 @@ type target struct {
 
 // startKafgo starts kafgo brokers with testcluster (one on the embedded
 // store, or several on ZooKeeper) and returns them as one target.
-func startKafgo(t testing.TB, name string, brokers int, cfg map[string]string) target {
+// An empty bin is the binary under test (testcluster.Binary).
+func startKafgo(t testing.TB, name, bin string, brokers int, cfg map[string]string) target {
 	t.Helper()
-	c := testcluster.Start(t, testcluster.Options{Brokers: brokers, ZooKeeper: brokers > 1, Config: cfg})
+	c := testcluster.Start(t, testcluster.Options{Brokers: brokers, ZooKeeper: brokers > 1, Config: cfg, Binary: bin})
 	cl := c.Client()
 	tg := target{name: name, seeds: c.Addrs(), admin: c.Brokers()[0].AdminAddr(), cl: cl, adm: kadm.NewClient(cl)}
 	for _, b := range c.Brokers() {
