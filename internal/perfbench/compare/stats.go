@@ -91,3 +91,19 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 	rank := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[min(max(rank, 0), len(sorted)-1)]
 }
+
+// quiesce waits, up to limit, until pids use at most a tenth of a CPU over
+// 100 ms, so what a previous run left behind (a deleted topic's files
+// being removed, a collection) is not counted in the next one.
+func quiesce(pids []int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	prev, err := cpuOf(pids)
+	for err == nil && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		var cur time.Duration
+		if cur, err = cpuOf(pids); err != nil || cur-prev <= 10*time.Millisecond {
+			return
+		}
+		prev = cur
+	}
+}

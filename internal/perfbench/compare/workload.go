@@ -60,6 +60,7 @@ func produce(ctx context.Context, seeds []string, pids []int, topic string, n, s
 	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: payload}).FirstErr(); err != nil {
 		return run{}, fmt.Errorf("compare: warm-up produce to %s: %w", topic, err)
 	}
+	quiesce(pids, 5*time.Second)
 	cpu0, err := cpuOf(pids)
 	if err != nil {
 		return run{}, err
@@ -100,6 +101,7 @@ func produce(ctx context.Context, seeds []string, pids []int, topic string, n, s
 // and no group, timed from the client's creation (metadata and offsets
 // included, the same on both sides) to the last record.
 func consume(ctx context.Context, seeds []string, pids []int, topic string, want int) (run, error) {
+	quiesce(pids, 5*time.Second)
 	cpu0, err := cpuOf(pids)
 	if err != nil {
 		return run{}, err
