@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/partid"
@@ -15,14 +16,23 @@ import (
 
 // TestProduceRecyclesRequestBody: Serve hands a Produce request's buffer
 // back to wire as soon as the handler returns, and nothing answered or
-// stored later reads it: scribbling over the buffer before the (acks=all)
-// reply runs changes neither the response nor the log.
+// stored later reads it: scribbling over the buffer before the acks=all
+// reply runs changes neither the response nor the log, whether the reply is
+// resolved at once (the leader alone in the ISR) or waits (a follower in
+// the ISR that never fetches: it times out).
 func TestProduceRecyclesRequestBody(t *testing.T) {
+	for _, isr := range [][]int32{{1}, {1, 2}} {
+		t.Run(fmt.Sprint("isr", isr), func(t *testing.T) { testProduceRecyclesRequestBody(t, isr) })
+	}
+}
+
+func testProduceRecyclesRequestBody(t *testing.T, isr []int32) {
 	s, reps, _ := newReplicaServer(t)
-	makeLeader(t, reps, "t", 2, 1, 0, []int32{1}, []int32{1})
+	makeLeader(t, reps, "t", 2, 1, 0, isr, isr)
+	waits := len(isr) > 1
 
 	req := kmsg.NewPtrProduceRequest()
-	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 5000
+	req.Version, req.Acks, req.TimeoutMillis = 8, -1, 100
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic = "t"
 	var want [][]byte
@@ -72,7 +82,10 @@ func TestProduceRecyclesRequestBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range resp.Topics[0].Partitions {
-		if p.ErrorCode != 0 || p.BaseOffset != 0 {
+		if waits && p.ErrorCode != kerr.RequestTimedOut.Code {
+			t.Fatalf("partition %d: error %d, want REQUEST_TIMED_OUT", p.Partition, p.ErrorCode)
+		}
+		if !waits && (p.ErrorCode != 0 || p.BaseOffset != 0) {
 			t.Fatalf("partition %d: error %d base offset %d", p.Partition, p.ErrorCode, p.BaseOffset)
 		}
 	}

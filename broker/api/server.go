@@ -18,6 +18,12 @@ type Call struct {
 	Conn     *wire.ConnInfo // nil for in-process calls
 	Req      kmsg.Request
 	Received time.Time
+
+	// immediate is set by a handler whose Reply never waits: Serve then
+	// resolves it at once, and wire writes the answer from the
+	// connection's reader (no writer goroutine) when nothing is queued
+	// before it.
+	immediate bool
 }
 
 // ClientID is the request's client id, "" when null.
@@ -123,7 +129,8 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 		s.log.Info("closing connection: malformed request", "key", key, "version", version, "remote", remote(req.Conn), "err", err)
 		return wire.Ready(&wire.Response{Close: true})
 	}
-	reply := h.fn(&Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received})
+	call := &Call{Header: req.Header, Conn: req.Conn, Req: kreq, Received: req.Received}
+	reply := h.fn(call)
 	if key == produceKey {
 		// Produce appends (copies) its records before its handler
 		// returns and keeps nothing that aliases the body (the reply
@@ -131,17 +138,22 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 		// largest allocation of the request path, goes back to wire.
 		req.Recycle()
 	}
-	return func() *wire.Response {
-		res := reply()
-		switch {
-		case res.Raw != nil:
-			return res.Raw
-		case res.None:
-			return &wire.Response{None: true, Close: res.Close}
-		}
-		res.Resp.SetVersion(version)
-		return &wire.Response{Body: res.Resp.AppendTo(nil), Close: res.Close}
+	if call.immediate {
+		return req.Answer(toWire(reply(), version))
 	}
+	return func() *wire.Response { return toWire(reply(), version) }
+}
+
+// toWire encodes a handler's Result at the request's version.
+func toWire(res Result, version int16) *wire.Response {
+	switch {
+	case res.Raw != nil:
+		return res.Raw
+	case res.None:
+		return &wire.Response{None: true, Close: res.Close}
+	}
+	res.Resp.SetVersion(version)
+	return &wire.Response{Body: res.Resp.AppendTo(nil), Close: res.Close}
 }
 
 // Local runs a request in process, as if it had arrived from another broker

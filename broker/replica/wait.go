@@ -74,28 +74,32 @@ func (m *Manager) settle(ctx context.Context, timeout time.Duration, tps []parti
 		}
 		watched = append(watched, tp)
 	}
-	m.await(ctx, timeout, watched, func() bool {
-		pending := false
-		for i, tp := range tps {
-			if settled[i] {
-				continue
-			}
-			p, ok := m.Partition(tp)
-			if !ok {
-				errs[i], settled[i] = kerr.NotLeaderForPartition, true
-				continue
-			}
-			if done, err := check(i, p); done {
-				errs[i], settled[i] = err, true
-				continue
-			}
-			pending = true
-		}
-		return !pending
-	})
+	m.await(ctx, timeout, watched, func() bool { return !m.settleOnce(tps, errs, settled, check) })
 	for i := range tps {
 		if !settled[i] {
 			errs[i] = kerr.RequestTimedOut
 		}
 	}
+}
+
+// settleOnce runs check once on every partition not yet settled, recording
+// the outcome of those it settles, and reports whether any is still
+// pending.
+func (m *Manager) settleOnce(tps []partid.TopicPartition, errs []error, settled []bool, check func(i int, p *Partition) (bool, error)) (pending bool) {
+	for i, tp := range tps {
+		if settled[i] {
+			continue
+		}
+		p, ok := m.Partition(tp)
+		if !ok {
+			errs[i], settled[i] = kerr.NotLeaderForPartition, true
+			continue
+		}
+		if done, err := check(i, p); done {
+			errs[i], settled[i] = err, true
+			continue
+		}
+		pending = true
+	}
+	return pending
 }

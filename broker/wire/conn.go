@@ -139,7 +139,15 @@ func (c *conn) readLoop() {
 		if !ok {
 			return
 		}
-		if !c.enqueue(item{pending: p, corr: hdr.CorrelationID, key: hdr.APIKey, flexResp: ResponseFlexible(hdr.APIKey, hdr.Flexible)}) {
+		it := item{pending: p, corr: hdr.CorrelationID, key: hdr.APIKey, flexResp: ResponseFlexible(hdr.APIKey, hdr.Flexible)}
+		if req.ready != nil {
+			if done, ok := c.writeInline(it, req.ready); !ok {
+				return
+			} else if done {
+				continue
+			}
+		}
+		if !c.enqueue(it) {
 			return
 		}
 	}

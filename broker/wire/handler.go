@@ -38,7 +38,18 @@ type Request struct {
 	Conn     *ConnInfo
 	Received time.Time // when the last byte of the frame was read
 
-	frame []byte // the whole frame Body is part of, for Recycle
+	frame []byte    // the whole frame Body is part of, for Recycle
+	ready *Response // set by Answer
+}
+
+// Answer returns a Pending resolved to resp, for a request answered while
+// being served. When no earlier response of its connection is still queued,
+// the connection's reader writes resp itself rather than handing it to a
+// writer goroutine: on the produce path that saves a goroutine start, a
+// wake-up and a context switch per request.
+func (r *Request) Answer(resp *Response) Pending {
+	r.ready = resp
+	return Ready(resp)
 }
 
 // Recycle hands the request's buffer back to wire for a later request

@@ -347,3 +347,45 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestAnsweredResponsesKeepOrder: requests answered at once (Request.Answer,
+// written from the reader when nothing is queued) interleaved with waiting
+// ones come back in request order, and an answered request behind a
+// waiting one waits its turn.
+func TestAnsweredResponsesKeepOrder(t *testing.T) {
+	const n = 30
+	var g gates
+	h := HandlerFunc(func(req *Request) Pending {
+		corr := req.Header.CorrelationID
+		body := binary.BigEndian.AppendUint32(nil, uint32(corr))
+		if corr%3 != 0 {
+			return req.Answer(&Response{Body: body})
+		}
+		ch := g.get(corr)
+		return func() *Response {
+			select {
+			case <-ch:
+			case <-time.After(waitTimeout):
+			}
+			return &Response{Body: body}
+		}
+	})
+	_, addr, _ := startServer(t, ServerConfig{}, h)
+	nc := dial(t, addr)
+	for i := int32(0); i < n; i++ {
+		writeAll(t, nc, encodeRequest(metadataRequest(1), i, kmsg.StringPtr("p")))
+		if i%3 == 0 {
+			// Released later, so answers behind it must queue.
+			go func(ch chan struct{}) { time.Sleep(5 * time.Millisecond); close(ch) }(g.get(i))
+		}
+	}
+	for i := int32(0); i < n; i++ {
+		frame := readFrameRaw(t, nc)
+		if got := corrOf(frame); got != i {
+			t.Fatalf("response %d has correlation id %d", i, got)
+		}
+		if got := int32(binary.BigEndian.Uint32(frame[len(frame)-4:])); got != i {
+			t.Fatalf("response %d carries body %d", i, got)
+		}
+	}
+}
