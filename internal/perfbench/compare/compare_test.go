@@ -17,6 +17,7 @@ var (
 	cases     = flag.String("compare.cases", "", "regexp: only the throughput cases whose name matches (e.g. 'p6/acks=all')")
 	kafgoOnly = flag.Bool("compare.kafgo-only", false, "skip kfake (to profile kafgo under load)")
 	noExtra   = flag.Bool("compare.throughput-only", false, "skip the latency and replication runs")
+	skip      = flag.String("compare.skip", "", "comma-separated parts to skip: throughput, latency, replication")
 	pprof     = flag.Bool("compare.pprof", false, "serve /debug/pprof on kafgo's admin endpoint (its address is logged)")
 	baseline  = flag.String("compare.baseline", "", "another kafgo binary to run as a third target (before/after ratios in one run)")
 	out       = flag.String("compare.out", "", "also write the Markdown report to this file")
@@ -39,6 +40,19 @@ func TestCompare(t *testing.T) {
 	}
 	if *noExtra {
 		o.LatencyRates, o.ReplicationRecords = nil, 0
+	}
+	for _, part := range strings.Split(*skip, ",") {
+		switch part {
+		case "throughput":
+			o.Cases = regexp.MustCompile("^$")
+		case "latency":
+			o.LatencyRates = nil
+		case "replication":
+			o.ReplicationRecords = 0
+		case "":
+		default:
+			t.Fatalf("-compare.skip: unknown part %q", part)
+		}
 	}
 	o.KafgoOnly = *kafgoOnly
 	o.Baseline = *baseline
