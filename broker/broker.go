@@ -194,7 +194,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		b.adminHTTP.Serve(admin.Source{
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
-			Pprof: cfg.AdminPprofEnable,
+			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
 		})
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"kafgo/broker/fetchsession"
 	"kafgo/broker/replica"
 	"kafgo/broker/wire"
 	"kafgo/internal/adminapi"
@@ -31,6 +32,8 @@ type Source struct {
 	ControllerID    func() int32
 	IsController    func() bool
 	ControllerEpoch func() int32
+	// FetchSessions reads the fetch session cache's figures (nil: none).
+	FetchSessions func() fetchsession.Stats
 	// Pprof serves Go's runtime profiles at /debug/pprof/
 	// (admin.pprof.enable, off by default).
 	Pprof bool

@@ -9,6 +9,9 @@
 // kafgo_replication_throttled_bytes_total, kafgo_replication_throttled_byte_rate,
 // kafgo_replication_throttle_limit_bytes, kafgo_replication_throttling (1 while
 // the quota is exceeded) and kafgo_replication_throttle_held_back_total.
+// The incremental fetch session cache (KIP-227) shows as
+// kafgo_fetch_sessions, kafgo_fetch_session_partitions,
+// kafgo_fetch_session_evictions_total and kafgo_incremental_fetches_total.
 //
 // With admin.pprof.enable (off by default) it also serves Go's runtime
 // profiles at /debug/pprof/ (net/http/pprof: profile, heap, allocs,

@@ -42,11 +42,22 @@ var (
 		"1 while the quota is exceeded, so throttled replicas outside the ISR are held back.", sideLabel, nil)
 	descHeldBack = prometheus.NewDesc("kafgo_replication_throttle_held_back_total",
 		"Times a throttled replica's data was left out of a fetch because the quota was exceeded.", sideLabel, nil)
+
+	// Incremental fetch sessions (KIP-227), Kafka's FetchSessionCache figures.
+	descSessions = prometheus.NewDesc("kafgo_fetch_sessions",
+		"Incremental fetch sessions cached (NumIncrementalFetchSessions).", nil, nil)
+	descSessionParts = prometheus.NewDesc("kafgo_fetch_session_partitions",
+		"Partitions cached over all fetch sessions (NumIncrementalFetchPartitionsCached).", nil, nil)
+	descSessionEvictions = prometheus.NewDesc("kafgo_fetch_session_evictions_total",
+		"Fetch sessions evicted to make room for new ones.", nil, nil)
+	descIncremental = prometheus.NewDesc("kafgo_incremental_fetches_total",
+		"Fetches served within a fetch session.", nil, nil)
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descConns, descAccepted, descRequests, descBytesIn, descBytesOut, descErrors, descLEO, descLSO, descHW, descLeader, descISR, descURP, descCtl,
-		descThrottleBytes, descThrottleRate, descThrottleLimit, descThrottling, descHeldBack} {
+		descThrottleBytes, descThrottleRate, descThrottleLimit, descThrottling, descHeldBack,
+		descSessions, descSessionParts, descSessionEvictions, descIncremental} {
 		ch <- d
 	}
 }
@@ -85,6 +96,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	leader, follower := c.src.Replicas.Quotas()
 	collectQuota(ch, "leader", leader.Stats())
 	collectQuota(ch, "follower", follower.Stats())
+	if c.src.FetchSessions != nil {
+		fs := c.src.FetchSessions()
+		ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(fs.Sessions))
+		ch <- prometheus.MustNewConstMetric(descSessionParts, prometheus.GaugeValue, float64(fs.Partitions))
+		ch <- prometheus.MustNewConstMetric(descSessionEvictions, prometheus.CounterValue, float64(fs.Evictions))
+		ch <- prometheus.MustNewConstMetric(descIncremental, prometheus.CounterValue, float64(fs.IncrementalFetches))
+	}
 }
 
 func collectQuota(ch chan<- prometheus.Metric, side string, st quota.Stats) {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/fetchsession"
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
@@ -23,6 +23,9 @@ import (
 // passes (an LSO move wakes it: it moves with the HW). v2/v3
 // responses are down-converted to magic 0/1 message sets. v12 followers get
 // diverging_epoch when their last fetched epoch ended earlier on the leader.
+// v7+ fetches use incremental fetch sessions (KIP-227, broker/fetchsession):
+// a full fetch gets a session id, and fetches within the session send and
+// get back only the partitions that changed.
 
 func (s *Server) handleFetch(c *Call) Reply {
 	req := c.Req.(*kmsg.FetchRequest)
@@ -52,9 +55,10 @@ func (s *Server) handleFetch(c *Call) Reply {
 	if version < 3 {
 		fr.MaxBytes = 0
 	}
+	var parts []fetchsession.Partition
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			fr.Partitions = append(fr.Partitions, replica.FetchPartition{
+			parts = append(parts, fetchsession.Partition{
 				TP:                 partid.TopicPartition{Topic: t.Topic, Partition: p.Partition},
 				FetchOffset:        p.FetchOffset,
 				LogStartOffset:     p.LogStartOffset,
@@ -64,12 +68,17 @@ func (s *Server) handleFetch(c *Call) Reply {
 			})
 		}
 	}
-	if req.SessionID != 0 || req.SessionEpoch > 0 {
-		// We never create fetch sessions (KIP-227 allows answering every
-		// fetch in full), so an incremental fetch names an unknown session.
-		resp := req.ResponseKind().(*kmsg.FetchResponse)
-		resp.ErrorCode = kerr.FetchSessionIDNotFound.Code
-		return now(resp)
+	var session *fetchsession.Context
+	if version >= 7 {
+		session = s.sessions.NewContext(req.SessionID, req.SessionEpoch, replicaID >= 0, parts, forgottenPartitions(req), time.Now().UnixMilli())
+		if session.Kind == fetchsession.Failed {
+			return func() Result { return Result{Raw: encodeFetchResponse(version, errCode(session.Err), 0, nil)} }
+		}
+		parts = session.Partitions
+	}
+	for _, p := range parts {
+		fr.Partitions = append(fr.Partitions, replica.FetchPartition{TP: p.TP, FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
+			MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: p.LastFetchedEpoch})
 	}
 	return func() Result {
 		ctx, cancel := context.WithTimeout(context.Background(), fr.MaxWait+s.d.RequestTimeout)
@@ -78,8 +87,44 @@ func (s *Server) handleFetch(c *Call) Reply {
 		if version < 4 {
 			return Result{Resp: s.downConvertedFetch(req, results)}
 		}
-		return Result{Raw: encodeFetchResponse(version, results)}
+		if session == nil {
+			return Result{Raw: encodeFetchResponse(version, 0, 0, results)}
+		}
+		id, send, err := session.Respond(sessionResults(results), time.Now().UnixMilli())
+		if err != nil {
+			return Result{Raw: encodeFetchResponse(version, errCode(err), id, nil)}
+		}
+		if len(send) < len(results) {
+			kept := make([]replica.FetchResult, len(send))
+			for i, j := range send {
+				kept[i] = results[j]
+			}
+			results = kept
+		}
+		return Result{Raw: encodeFetchResponse(version, 0, id, results)}
 	}
+}
+
+// forgottenPartitions lists a v7+ Fetch's forgotten_topics_data.
+func forgottenPartitions(req *kmsg.FetchRequest) []partid.TopicPartition {
+	var out []partid.TopicPartition
+	for _, t := range req.ForgottenTopics {
+		for _, p := range t.Partitions {
+			out = append(out, partid.TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	return out
+}
+
+// sessionResults is what a fetch session needs of each result to decide
+// whether an incremental answer carries it.
+func sessionResults(results []replica.FetchResult) []fetchsession.Result {
+	out := make([]fetchsession.Result, len(results))
+	for i, r := range results {
+		out[i] = fetchsession.Result{HasRecords: r.Err == nil && r.Bytes > 0, Failed: r.Err != nil, Always: r.Diverging,
+			HighWatermark: r.HighWatermark, LastStableOffset: r.LastStableOffset, LogStartOffset: r.LogStartOffset}
+	}
+	return out
 }
 
 // anyPartitionReplica reports whether id is an assigned replica of a fetched

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/fetchsession"
 	"kafgo/broker/wire"
 )
 
@@ -71,13 +72,18 @@ type apiHandler struct {
 type Server struct {
 	d        *Deps
 	log      *slog.Logger
+	sessions *fetchsession.Cache // incremental fetch sessions (KIP-227)
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
 }
 
 // New builds the dispatcher over the broker's parts.
 func New(d *Deps) *Server {
-	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}}
+	slots := fetchsession.DefaultSlots
+	if d.Config != nil {
+		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
+	}
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots)}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {
@@ -208,3 +214,6 @@ func remote(c *wire.ConnInfo) string {
 	}
 	return c.Remote.String()
 }
+
+// FetchSessions returns the figures of the fetch session cache.
+func (s *Server) FetchSessions() fetchsession.Stats { return s.sessions.Stats() }
