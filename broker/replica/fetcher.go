@@ -153,6 +153,10 @@ type fetcher struct {
 	mu    sync.Mutex // guards parts; held while applying a response
 	parts map[partid.TopicPartition]*fetchState
 
+	// session is the incremental fetch session with the leader; only
+	// the run goroutine uses it.
+	session fetchSession
+
 	wake     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
