@@ -212,34 +212,37 @@ func (f *fetcher) fetch(client *wire.Client, states []fetchState) error {
 		want[i], data[st.p.tp], planned[st.p.tp] = st.p.tp, sp, st
 	}
 	f.session.build(req, want, data)
-	kresp, err := f.request(client, req)
+	// The records are appended (copied) before the callback returns, so
+	// the response's buffer can serve the next response.
+	err := f.requestFunc(client, req, func(kresp kmsg.Response) error {
+		resp := kresp.(*kmsg.FetchResponse)
+		if !f.session.handle(resp) {
+			f.m.log.Info("fetch session refused; the next fetch starts a new one", "leader", f.key.leader, "err", kerr.ErrorForCode(resp.ErrorCode))
+			return nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for ti := range resp.Topics {
+			t := &resp.Topics[ti]
+			for pi := range t.Partitions {
+				rp := &t.Partitions[pi]
+				st, ok := planned[partid.TopicPartition{Topic: t.Topic, Partition: rp.Partition}]
+				if !ok {
+					continue
+				}
+				cur := f.currentLocked(st)
+				if cur == nil {
+					continue
+				}
+				f.applyFetchedLocked(cur, rp)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		f.session.reset(f.session.id)
-		return err
 	}
-	resp := kresp.(*kmsg.FetchResponse)
-	if !f.session.handle(resp) {
-		f.m.log.Info("fetch session refused; the next fetch starts a new one", "leader", f.key.leader, "err", kerr.ErrorForCode(resp.ErrorCode))
-		return nil
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for ti := range resp.Topics {
-		t := &resp.Topics[ti]
-		for pi := range t.Partitions {
-			rp := &t.Partitions[pi]
-			st, ok := planned[partid.TopicPartition{Topic: t.Topic, Partition: rp.Partition}]
-			if !ok {
-				continue
-			}
-			cur := f.currentLocked(st)
-			if cur == nil {
-				continue
-			}
-			f.applyFetchedLocked(cur, rp)
-		}
-	}
-	return nil
+	return err
 }
 
 func (f *fetcher) applyFetchedLocked(st *fetchState, rp *kmsg.FetchResponseTopicPartition) {

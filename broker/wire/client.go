@@ -49,8 +49,9 @@ type call struct {
 }
 
 type callResult struct {
-	body []byte
-	err  error
+	body  []byte
+	frame []byte // the buffer body is part of, for RequestFunc to recycle
+	err   error
 }
 
 // Dial connects to addr (host:port) and returns a Client that sends clientID
@@ -87,6 +88,34 @@ func (c *Client) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 // the v0 response the broker sends in that case (check ErrorCode and retry
 // at the advertised version).
 func (c *Client) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	res, err := c.roundTrip(ctx, req)
+	if err != nil || res.body == nil {
+		return nil, err
+	}
+	return decodeResponse(req, res.body)
+}
+
+// RequestFunc is Request for a response only needed briefly: use gets the
+// decoded response, and once it returns the response's buffer goes back to
+// wire for later frames, so nothing decoded from it (kmsg's byte fields
+// alias it) may be kept. A follower applying fetched records saves
+// allocating every response so. use is not called when Request would
+// return an error or no response.
+func (c *Client) RequestFunc(ctx context.Context, req kmsg.Request, use func(kmsg.Response) error) error {
+	res, err := c.roundTrip(ctx, req)
+	if err != nil || res.body == nil {
+		return err
+	}
+	defer putBody(res.frame)
+	resp, err := decodeResponse(req, res.body)
+	if err != nil {
+		return err
+	}
+	return use(resp)
+}
+
+// roundTrip sends req and waits for its response frame (none for acks=0).
+func (c *Client) roundTrip(ctx context.Context, req kmsg.Request) (callResult, error) {
 	key, version := req.Key(), req.GetVersion()
 	noResponse := false
 	if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
@@ -94,21 +123,18 @@ func (c *Client) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, 
 	}
 	cl := &call{flexResp: ResponseFlexible(key, req.IsFlexible()), ch: make(chan callResult, 1)}
 	if err := c.send(ctx, req, cl, noResponse); err != nil {
-		return nil, err
+		return callResult{}, err
 	}
 	if noResponse {
-		return nil, nil
+		return callResult{}, nil
 	}
 	var res callResult
 	select {
 	case res = <-cl.ch:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("wire: %s v%d: %w", kmsg.NameForKey(key), version, ctx.Err())
+		return callResult{}, fmt.Errorf("wire: %s v%d: %w", kmsg.NameForKey(key), version, ctx.Err())
 	}
-	if res.err != nil {
-		return nil, res.err
-	}
-	return decodeResponse(req, res.body)
+	return res, res.err
 }
 
 // send assigns the correlation id, registers cl and writes the request.
@@ -223,7 +249,7 @@ func (c *Client) readLoop() {
 				return
 			}
 		}
-		cl.ch <- callResult{body: body}
+		cl.ch <- callResult{body: body, frame: frame}
 	}
 }
 
