@@ -50,7 +50,8 @@ func (m *Manager) AppendToLeaders(acks int16, parts []ProducePartition) []Produc
 // (REQUEST_TIMED_OUT). It updates results in place.
 func (m *Manager) WaitForAcks(ctx context.Context, timeout time.Duration, results []ProduceResult) {
 	tps, errs := ackTargets(results)
-	m.settle(ctx, timeout, tps, errs, ackCheck(results))
+	// Only an HW move (or a leadership or ISR change) can complete one.
+	m.settle(ctx, timeout, tps, errs, evHW, ackCheck(results))
 	for i := range results {
 		results[i].Err = errs[i]
 	}
