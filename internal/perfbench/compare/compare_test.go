@@ -20,6 +20,7 @@ var (
 	skip      = flag.String("compare.skip", "", "comma-separated parts to skip: throughput, latency, replication")
 	pprof     = flag.Bool("compare.pprof", false, "serve /debug/pprof on kafgo's admin endpoint (its address is logged)")
 	baseline  = flag.String("compare.baseline", "", "another kafgo binary to run as a third target (before/after ratios in one run)")
+	override  = flag.String("compare.kafgo-config", "", "comma-separated key=value server.properties overrides for kafgo")
 	out       = flag.String("compare.out", "", "also write the Markdown report to this file")
 )
 
@@ -59,6 +60,11 @@ func TestCompare(t *testing.T) {
 	o.KafgoConfig = map[string]string{}
 	if *pprof {
 		o.KafgoConfig["admin.pprof.enable"] = "true"
+	}
+	for _, kv := range strings.Split(*override, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			o.KafgoConfig[k] = v
+		}
 	}
 	if os.Getenv("KAFGO_TEST_LOG_LEVEL") == "" {
 		t.Setenv("KAFGO_TEST_LOG_LEVEL", "warn")
