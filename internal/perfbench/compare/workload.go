@@ -107,12 +107,7 @@ func consume(ctx context.Context, seeds []string, pids []int, topic string, want
 		return run{}, err
 	}
 	start := time.Now()
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(seeds...),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(500*time.Millisecond),
-	)
+	cl, err := newConsumer(seeds, topic)
 	if err != nil {
 		return run{}, err
 	}
@@ -138,6 +133,17 @@ func consume(ctx context.Context, seeds []string, pids []int, topic string, want
 	return run{Records: got, Elapsed: elapsed, CPU: cpu1 - cpu0}, nil
 }
 
+// newConsumer reads topic from its start without a group, long-polling
+// with fetch.max.wait 500 ms as the Java consumer does.
+func newConsumer(seeds []string, topic string) (*kgo.Client, error) {
+	return kgo.NewClient(
+		kgo.SeedBrokers(seeds...),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
+}
+
 // latencies is one end-to-end latency run: what was sent and the delays
 // the consumer saw, sorted.
 type latencies struct {
@@ -156,12 +162,7 @@ func endToEnd(ctx context.Context, seeds []string, topic string, rate int, warm,
 	base := time.Now()
 	since := func() int64 { return int64(time.Since(base)) }
 
-	cons, err := kgo.NewClient(
-		kgo.SeedBrokers(seeds...),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(500*time.Millisecond),
-	)
+	cons, err := newConsumer(seeds, topic)
 	if err != nil {
 		return latencies{}, err
 	}
