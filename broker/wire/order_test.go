@@ -389,3 +389,24 @@ func TestAnsweredResponsesKeepOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestAnsweredNoneCloseClosesConnection: an answered request with no
+// response that asks to close (a failed acks=0 produce) closes the
+// connection after the earlier answer went out.
+func TestAnsweredNoneCloseClosesConnection(t *testing.T) {
+	h := HandlerFunc(func(req *Request) Pending {
+		if req.Header.CorrelationID == 0 {
+			return req.Answer(&Response{Body: []byte{1, 2, 3}})
+		}
+		return req.Answer(&Response{None: true, Close: true})
+	})
+	_, addr, _ := startServer(t, ServerConfig{}, h)
+	nc := dial(t, addr)
+	writeAll(t, nc, append(encodeRequest(metadataRequest(1), 0, nil), encodeRequest(metadataRequest(1), 1, nil)...))
+	if corrOf(readFrameRaw(t, nc)) != 0 {
+		t.Fatal("wrong first response")
+	}
+	if rest := expectClosed(t, nc); len(rest) != 0 {
+		t.Fatalf("%d bytes sent for the request without a response", len(rest))
+	}
+}
