@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -33,20 +34,16 @@ func (s *Server) handleFetch(c *Call) Reply {
 
 	// Only brokers may fetch as replicas (DESIGN: a consumer claiming a
 	// replica id would read past the HW). Brokers reach us on the
-	// inter-broker listener and name a live broker id.
+	// inter-broker listener and name a live broker id, or (restarting
+	// before the metadata lists them again) an assigned replica of a
+	// partition they fetch: checked below, once the session has said
+	// which partitions those are.
 	replicaID := req.ReplicaID
-	if replicaID >= 0 {
-		if c.Conn != nil && c.Conn.Listener != s.d.InterBrokerListener {
-			replicaID = -1
-		} else if _, live := s.d.Cache.View().Broker(replicaID); !live {
-			if _, hosted := s.anyPartitionReplica(replicaID, req); !hosted {
-				replicaID = -1
-			}
-		}
+	if replicaID >= 0 && c.Conn != nil && c.Conn.Listener != s.d.InterBrokerListener {
+		replicaID = -1
 	}
 
 	fr := replica.FetchRequest{
-		ReplicaID:     replicaID,
 		MaxWait:       time.Duration(req.MaxWaitMillis) * time.Millisecond,
 		MinBytes:      req.MinBytes,
 		MaxBytes:      req.MaxBytes,
@@ -76,6 +73,12 @@ func (s *Server) handleFetch(c *Call) Reply {
 		}
 		parts = session.Partitions
 	}
+	if replicaID >= 0 {
+		if _, live := s.d.Cache.View().Broker(replicaID); !live && !s.anyPartitionReplica(replicaID, parts) {
+			replicaID = -1
+		}
+	}
+	fr.ReplicaID = replicaID
 	for _, p := range parts {
 		fr.Partitions = append(fr.Partitions, replica.FetchPartition{TP: p.TP, FetchOffset: p.FetchOffset, LogStartOffset: p.LogStartOffset,
 			MaxBytes: p.MaxBytes, CurrentLeaderEpoch: p.CurrentLeaderEpoch, LastFetchedEpoch: p.LastFetchedEpoch})
@@ -130,20 +133,14 @@ func sessionResults(results []replica.FetchResult) []fetchsession.Result {
 // anyPartitionReplica reports whether id is an assigned replica of a fetched
 // partition: a follower restarting may fetch before the controller's
 // UpdateMetadata lists it as live again.
-func (s *Server) anyPartitionReplica(id int32, req *kmsg.FetchRequest) (partid.TopicPartition, bool) {
+func (s *Server) anyPartitionReplica(id int32, parts []fetchsession.Partition) bool {
 	view := s.d.Cache.View()
-	for _, t := range req.Topics {
-		for _, p := range t.Partitions {
-			if st, ok := view.Partition(t.Topic, p.Partition); ok {
-				for _, r := range st.Replicas {
-					if r == id {
-						return partid.TopicPartition{Topic: t.Topic, Partition: p.Partition}, true
-					}
-				}
-			}
+	for _, p := range parts {
+		if st, ok := view.Partition(p.TP.Topic, p.TP.Partition); ok && slices.Contains(st.Replicas, id) {
+			return true
 		}
 	}
-	return partid.TopicPartition{}, false
+	return false
 }
 
 func epochOrNone(has bool, e int32) int32 {

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/clusterview"
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
@@ -124,5 +125,62 @@ func TestFetchSessionThroughHandler(t *testing.T) {
 	}
 	if st := s.FetchSessions(); st.Sessions != 0 || st.IncrementalFetches != 3 {
 		t.Fatalf("session stats %+v", st)
+	}
+}
+
+// TestRestartingFollowerFetchesInItsSession: a follower not (yet) live in
+// the metadata is still served as a replica when it is assigned to the
+// partitions it fetches, also in an incremental fetch that names none of
+// them (the session does): it reads past the HW.
+func TestRestartingFollowerFetchesInItsSession(t *testing.T) {
+	s, reps, cache := newReplicaServer(t)
+	makeLeader(t, reps, "t", 1, 1, 0, []int32{1, 2}, []int32{1, 2})
+	cache.Apply(clusterview.Update{ControllerID: 1, ControllerEpoch: 1, Brokers: []clusterview.Broker{{ID: 1}},
+		Partitions: []clusterview.Partition{{Topic: "t", Partition: 0, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2}, Replicas: []int32{1, 2}}}})
+	b := record.NewBuilder(0, record.CodecNone)
+	b.Append(1700000000000, nil, []byte("v"), nil)
+	batch, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reps.AppendToLeaders(1, []replica.ProducePartition{{TP: partid.TopicPartition{Topic: "t", Partition: 0}, Batches: batch}}); r[0].Err != nil {
+		t.Fatal(r[0].Err)
+	}
+	fetch := func(id, epoch int32, withPartition bool) *kmsg.FetchResponse {
+		req := kmsg.NewPtrFetchRequest()
+		req.Version, req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = 12, 2, 10, 1, 1<<20
+		req.SessionID, req.SessionEpoch = id, epoch
+		if withPartition {
+			rt := kmsg.NewFetchRequestTopic()
+			rt.Topic = "t"
+			rp := kmsg.NewFetchRequestTopicPartition()
+			rp.PartitionMaxBytes, rp.LogStartOffset, rp.CurrentLeaderEpoch, rp.LastFetchedEpoch = 1<<20, 0, 0, -1
+			rt.Partitions = append(rt.Partitions, rp)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp := kmsg.NewPtrFetchResponse()
+		resp.Version = 12
+		if err := resp.ReadFrom(flatten(t, s.handleFetch(&Call{Req: req})().Raw)); err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	records := func(resp *kmsg.FetchResponse) int {
+		n := 0
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				n += len(rp.RecordBatches)
+			}
+		}
+		return n
+	}
+	full := fetch(0, 0, true)
+	if full.SessionID == 0 || records(full) == 0 {
+		t.Fatalf("full follower fetch: session %d, %d record bytes (HW 0: a consumer would get none)", full.SessionID, records(full))
+	}
+	// Still at offset 0 (it did not append): the incremental fetch reads
+	// the same records again, as a replica.
+	if inc := fetch(full.SessionID, 1, false); records(inc) == 0 {
+		t.Fatal("incremental fetch of a not-yet-live follower served as a consumer's (nothing past the HW)")
 	}
 }
