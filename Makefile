@@ -8,7 +8,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 TESTFLAGS ?= -race -p 2 -timeout 30m
 FUZZTIME  ?= 10000x
 
-.PHONY: build install run test unit fuzz bench lint clean e2e-deps
+.PHONY: build install run test unit fuzz bench bench-compare lint clean e2e-deps
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kafgo
@@ -42,6 +42,15 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# kafgo against franz-go's in-memory kfake in one interleaved run, plus
+# end-to-end latency and a 3-broker RF=3 run (issue 11); writes a Markdown
+# report to bench-compare.md. COMPARE_ARGS passes more flags, e.g.
+# COMPARE_ARGS='-compare.reps=5 -compare.cases=p6'.
+COMPARE_ARGS ?=
+bench-compare: build
+	KAFGO_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 2h -run '^TestCompare$$' -v ./internal/perfbench/compare/ \
+	  -args -compare.full -compare.out $(CURDIR)/bench-compare.md $(COMPARE_ARGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files -o --exclude-standard '*.go' 2>/dev/null)); \

@@ -234,6 +234,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			ClientQuotas: b.quotas,
 			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
 			EndOffsets: b.endOffsets, Txns: b.txns.Stats,
+			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
 		})
 	}
 

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	"kafgo/broker/clientquota"
 	"kafgo/broker/controller"
+	"kafgo/broker/fetchsession"
 	"kafgo/broker/group"
 	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
@@ -53,6 +56,11 @@ type Source struct {
 	EndOffsets func(ctx context.Context, tps []partid.TopicPartition) map[partid.TopicPartition]int64
 	// Txns returns the transaction coordinator's counts.
 	Txns func() txn.Stats
+	// FetchSessions reads the fetch session cache's figures (nil: none).
+	FetchSessions func() fetchsession.Stats
+	// Pprof serves Go's runtime profiles at /debug/pprof/
+	// (admin.pprof.enable, off by default).
+	Pprof bool
 }
 
 // Server is the HTTP endpoint.
@@ -86,6 +94,9 @@ func (s *Server) Serve(src Source) {
 	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
 	mux.HandleFunc(adminapi.QuotasPath, s.clientQuotas)
 	mux.HandleFunc(adminapi.MetricsPath, s.v1Metrics)
+	if src.Pprof {
+		handlePprof(mux)
+	}
 	s.http.Handler = mux
 	go func() {
 		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -139,4 +150,18 @@ func writeJSON(w http.ResponseWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// handlePprof mounts net/http/pprof on mux (not on http.DefaultServeMux,
+// which would expose it wherever the default mux is served).
+// Mutex contention is sampled (1 in 100 events) from then on, so the
+// mutex profile has data; block profiling stays off (it costs on every
+// blocking operation).
+func handlePprof(mux *http.ServeMux) {
+	runtime.SetMutexProfileFraction(100)
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 }

@@ -3,8 +3,10 @@ package admin
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,4 +47,33 @@ func TestShutdownBeforeServe(t *testing.T) {
 		t.Fatalf("%s still bound after Shutdown: %v", addr, err)
 	}
 	ln.Close()
+}
+
+// /debug/pprof is served only with admin.pprof.enable.
+func TestPprofOnlyWhenEnabled(t *testing.T) {
+	for _, enabled := range []bool{false, true} {
+		s, err := Listen("127.0.0.1:0", quietLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Serve(Source{Pprof: enabled})
+		resp, err := http.Get("http://" + s.Addr().String() + "/debug/pprof/heap?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := http.StatusNotFound
+		if enabled {
+			want = http.StatusOK
+		}
+		if resp.StatusCode != want || (enabled && !strings.Contains(string(body), "heap profile")) {
+			t.Errorf("pprof enabled=%v: status %d, want %d; body %.100q", enabled, resp.StatusCode, want, body)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := s.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	}
 }

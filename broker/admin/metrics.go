@@ -64,6 +64,16 @@ var (
 		"1 while the quota is exceeded, so throttled replicas outside the ISR are held back.", sideLabel, nil)
 	descHeldBack = prometheus.NewDesc("kafgo_replication_throttle_held_back_total",
 		"Times a throttled replica's data was left out of a fetch because the quota was exceeded.", sideLabel, nil)
+
+	// Incremental fetch sessions (KIP-227), Kafka's FetchSessionCache figures.
+	descSessions = prometheus.NewDesc("kafgo_fetch_sessions",
+		"Incremental fetch sessions cached (NumIncrementalFetchSessions).", nil, nil)
+	descSessionParts = prometheus.NewDesc("kafgo_fetch_session_partitions",
+		"Partitions cached over all fetch sessions (NumIncrementalFetchPartitionsCached).", nil, nil)
+	descSessionEvictions = prometheus.NewDesc("kafgo_fetch_session_evictions_total",
+		"Fetch sessions evicted to make room for new ones.", nil, nil)
+	descIncremental = prometheus.NewDesc("kafgo_incremental_fetches_total",
+		"Fetches served within a fetch session.", nil, nil)
 )
 
 // Describe sends nothing: see collector.
@@ -86,6 +96,20 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		collectQuota(ch, "follower", follower.Stats())
 	}
 	collectQuotas(ch, c.src.ClientQuotas)
+	c.collectFetchSessions(ch)
+}
+
+// collectFetchSessions exports the incremental fetch session cache's
+// figures (Kafka's FetchSessionCache metrics).
+func (c *collector) collectFetchSessions(ch chan<- prometheus.Metric) {
+	if c.src.FetchSessions == nil {
+		return
+	}
+	fs := c.src.FetchSessions()
+	ch <- gauge(descSessions, float64(fs.Sessions))
+	ch <- gauge(descSessionParts, float64(fs.Partitions))
+	ch <- prometheus.MustNewConstMetric(descSessionEvictions, prometheus.CounterValue, float64(fs.Evictions))
+	ch <- prometheus.MustNewConstMetric(descIncremental, prometheus.CounterValue, float64(fs.IncrementalFetches))
 }
 
 func (c *collector) collectWire(ch chan<- prometheus.Metric) {

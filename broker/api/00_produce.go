@@ -38,6 +38,9 @@ import (
 // every version (Kafka 2.7+ never answers PRODUCER_FENCED to Produce).
 // Control batches come only from WriteTxnMarkers: INVALID_RECORD here.
 
+// handleProduce keeps no reference to the request's record bytes once it
+// returns (Server.Serve recycles the request buffer then): a change that
+// reads c.Req's records in the Reply must drop that recycling.
 func (s *Server) handleProduce(c *Call) Reply {
 	req := c.Req.(*kmsg.ProduceRequest)
 	resp := req.ResponseKind().(*kmsg.ProduceResponse)
@@ -151,6 +154,9 @@ func (s *Server) handleProduce(c *Call) Reply {
 		}
 	}
 
+	// acks 0 and 1 answer at once, acks=-1 too when the ISR already has
+	// every append (a leader alone in it): no wait, no writer goroutine.
+	c.immediate = req.Acks != -1 || s.d.Replicas.AcksDone(results)
 	switch req.Acks {
 	case 0:
 		// No response; but a failed acks=0 produce closes the connection so
@@ -164,6 +170,11 @@ func (s *Server) handleProduce(c *Call) Reply {
 		}
 		return func() Result { return Result{None: true, Close: failed} }
 	case 1:
+		fill()
+		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
+		return now(resp)
+	}
+	if c.immediate {
 		fill()
 		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
 		return now(resp)

@@ -13,13 +13,14 @@ import (
 // which each partition's records are file regions, never copied into memory.
 // The layout mirrors Kafka's FetchResponse schema; fetch_encode_test.go
 // checks it byte for byte against kmsg's encoder at every version.
-func encodeFetchResponse(version int16, results []replica.FetchResult) *wire.Response {
+// errorCode and sessionID are the v7+ top-level fields (KIP-227).
+func encodeFetchResponse(version int16, errorCode int16, sessionID int32, results []replica.FetchResult) *wire.Response {
 	flexible := version >= 12
 	e := &partsEncoder{}
 	e.int32(0) // throttle_time_ms (v1+)
 	if version >= 7 {
-		e.int16(0) // error_code
-		e.int32(0) // session_id: no sessions
+		e.int16(errorCode)
+		e.int32(sessionID)
 	}
 	// Group results by topic, keeping request order (results come in it).
 	type group struct {

@@ -64,10 +64,13 @@ func TestFetchEncodingMatchesKmsg(t *testing.T) {
 	}
 	for v := int16(4); v <= 12; v++ {
 		t.Run("v"+string(rune('0'+v/10))+string(rune('0'+v%10)), func(t *testing.T) {
-			got := flatten(t, encodeFetchResponse(v, results))
+			got := flatten(t, encodeFetchResponse(v, 0, 77, results))
 
 			want := kmsg.NewPtrFetchResponse()
 			want.Version = v
+			if v >= 7 {
+				want.SessionID = 77
+			}
 			for _, r := range results {
 				var topic *kmsg.FetchResponseTopic
 				for i := range want.Topics {
@@ -129,5 +132,18 @@ func TestFetchEncodingMatchesKmsg(t *testing.T) {
 				t.Fatalf("an empty aborted list decoded as %+v", at)
 			}
 		})
+	}
+}
+
+// A session error (KIP-227) is a top-level error code with no partitions.
+func TestFetchEncodingSessionError(t *testing.T) {
+	for v := int16(7); v <= 12; v++ {
+		got := flatten(t, encodeFetchResponse(v, kerr.InvalidFetchSessionEpoch.Code, 0, nil))
+		want := kmsg.NewPtrFetchResponse()
+		want.Version = v
+		want.ErrorCode = kerr.InvalidFetchSessionEpoch.Code
+		if exp := want.AppendTo(nil); !bytes.Equal(got, exp) {
+			t.Fatalf("v%d encoding differs\n got %x\nwant %x", v, got, exp)
+		}
 	}
 }

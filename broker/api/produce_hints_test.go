@@ -1,16 +1,12 @@
 package api
 
 import (
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/clusterview"
-	"kafgo/broker/replica"
-	"kafgo/broker/storage"
 )
 
 // TestProduceNotLeaderNamesNewLeader: a Produce v10 answer of
@@ -19,22 +15,7 @@ import (
 // broker at the old epoch; the LeaderAndIsr that demoted it is fresher and
 // wins. v9 answers carry no hint (the fields do not exist there).
 func TestProduceNotLeaderNamesNewLeader(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	logs, err := storage.OpenManager(storage.ManagerConfig{LogDirs: []string{t.TempDir()}, BrokerID: 1, DefaultLog: storage.DefaultLogConfig(), Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logs.Shutdown() })
-	cache := clusterview.New()
-	reps, err := replica.NewManager(replica.Config{BrokerID: 1, Logs: logs, Cache: cache, Logger: logger,
-		ConfigFor: func(string) replica.PartitionConfig {
-			return replica.PartitionConfig{Log: storage.DefaultLogConfig(), MinInsyncReplicas: 1}
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reps.Shutdown() })
-	s := New(&Deps{BrokerID: 1, Cache: cache, Replicas: reps, Logger: logger})
+	s, reps, cache := newReplicaServer(t)
 
 	endpoints := func(port int32) []clusterview.Endpoint {
 		return []clusterview.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: port}}
@@ -44,17 +25,7 @@ func TestProduceNotLeaderNamesNewLeader(t *testing.T) {
 		Partitions: []clusterview.Partition{{Topic: "t", Partition: 0, Leader: 1, LeaderEpoch: 4, ISR: []int32{1, 2}, Replicas: []int32{1, 2}}},
 	})
 	// The controller moved the leadership to broker 2 at epoch 5.
-	lai := kmsg.NewPtrLeaderAndISRRequest()
-	lai.Version, lai.ControllerID, lai.ControllerEpoch, lai.BrokerEpoch = 5, 1, 1, -1
-	ts := kmsg.NewLeaderAndISRRequestTopicState()
-	ts.Topic = "t"
-	ps := kmsg.NewLeaderAndISRRequestTopicPartition()
-	ps.Partition, ps.Leader, ps.LeaderEpoch, ps.ISR, ps.Replicas, ps.ZKVersion = 0, 2, 5, []int32{2}, []int32{1, 2}, 5
-	ts.PartitionStates = append(ts.PartitionStates, ps)
-	lai.TopicStates = append(lai.TopicStates, ts)
-	if code := reps.HandleLeaderAndISR(lai).Topics[0].Partitions[0].ErrorCode; code != 0 {
-		t.Fatalf("LeaderAndIsr: %v", kerr.ErrorForCode(code))
-	}
+	makeLeader(t, reps, "t", 1, 2, 5, []int32{2}, []int32{1, 2})
 
 	answer := func(version int16) *kmsg.ProduceResponse {
 		resp := kmsg.NewPtrProduceResponse()

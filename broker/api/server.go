@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/fetchsession"
 	"kafgo/broker/wire"
 )
 
@@ -21,6 +22,12 @@ type Call struct {
 
 	quota   callQuota   // client quota accounting (quota.go)
 	metrics callMetrics // request metrics (metrics.go)
+
+	// immediate is set by a handler whose Reply never waits: Serve then
+	// resolves it at once, and wire writes the answer from the
+	// connection's reader (no writer goroutine) when nothing is queued
+	// before it.
+	immediate bool
 }
 
 // ClientID is the request's client id, "" when null.
@@ -68,13 +75,18 @@ type apiHandler struct {
 type Server struct {
 	d        *Deps
 	log      *slog.Logger
+	sessions *fetchsession.Cache // incremental fetch sessions (KIP-227)
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
 }
 
 // New builds the dispatcher over the broker's parts.
 func New(d *Deps) *Server {
-	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}}
+	slots := fetchsession.DefaultSlots
+	if d.Config != nil {
+		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
+	}
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots)}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {
@@ -132,12 +144,23 @@ func (s *Server) Serve(req *wire.Request) wire.Pending {
 	reply := h.fn(c)
 	c.quota.handled = time.Since(start)
 	s.beginMetrics(c, start, c.quota.handled)
-	return func() *wire.Response {
+	if key == produceKey {
+		// Produce appends (copies) its records before its handler
+		// returns and keeps nothing that aliases the body (the reply
+		// holds the response and offsets only), so the buffer, the
+		// largest allocation of the request path, goes back to wire.
+		req.Recycle()
+	}
+	finish := func() *wire.Response {
 		c.resolving()
 		res := reply()
 		s.settleQuotas(c, &res)
 		return c.resolved(res, toWire(res, version))
 	}
+	if c.immediate {
+		return req.Answer(finish())
+	}
+	return finish
 }
 
 // toWire encodes a handler's Result at the request's version.
@@ -204,3 +227,6 @@ func remote(c *wire.ConnInfo) string {
 	}
 	return c.Remote.String()
 }
+
+// FetchSessions returns the figures of the fetch session cache.
+func (s *Server) FetchSessions() fetchsession.Stats { return s.sessions.Stats() }

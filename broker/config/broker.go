@@ -28,6 +28,7 @@ type Broker struct {
 	ReservedBrokerMaxID          int32  // reserved.broker.max.id
 	BrokerRack                   string // broker.rack ("" when unset)
 	AdminListener                string // admin.listener, kafgo only: host:port of HTTP /metrics and /v1; "" = off
+	AdminPprofEnable             bool   // admin.pprof.enable, kafgo only: /debug/pprof on admin.listener
 	AutoCreateTopicsEnable       bool   // auto.create.topics.enable
 	DeleteTopicEnable            bool   // delete.topic.enable
 	NumPartitions                int32  // num.partitions

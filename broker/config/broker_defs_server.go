@@ -13,6 +13,8 @@ var serverDefs = []Def{
 		Doc: "Rack of this broker, used for rack-aware replica placement."},
 	{Name: "admin.listener", Type: TypeString, Default: "", checks: []check{adminAddress},
 		Doc: "kafgo only: host:port of the HTTP admin endpoint (/metrics and the /v1 JSON API). Empty (the default) disables it."},
+	{Name: "admin.pprof.enable", Type: TypeBoolean, Default: "false",
+		Doc: "kafgo only: also serve Go's runtime profiles at /debug/pprof/ on admin.listener (CPU, heap, allocations, goroutines, mutex and block contention). Off by default: a profile costs CPU and exposes internals."},
 	{Name: "auto.create.topics.enable", Type: TypeBoolean, Default: "true",
 		Doc: "Create a topic when a client asks for metadata of a topic that does not exist."},
 	{Name: "delete.topic.enable", Type: TypeBoolean, Default: "true",

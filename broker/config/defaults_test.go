@@ -125,6 +125,7 @@ func TestDefaults(t *testing.T) {
 		{"producer.id.expiration.ms", b.ProducerIDExpirationMs, int32(86400000)},
 		{"request.timeout.ms", b.RequestTimeoutMs, int32(30000)},
 		{"admin.listener", b.AdminListener, ""},
+		{"admin.pprof.enable", b.AdminPprofEnable, false},
 		{"fetch.max.bytes", b.FetchMaxBytes, int32(55 << 20)},
 	}
 	for _, tt := range tests {

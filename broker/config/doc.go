@@ -91,6 +91,9 @@
 //     (/metrics, /v1 JSON). Default empty, off, so several brokers on one
 //     host never collide and nothing listens unasked; examples/dev.yaml sets
 //     127.0.0.1:9644.
+//   - admin.pprof.enable (kafgo only, default false): serve Go's profiles
+//     (net/http/pprof) at /debug/pprof/ on admin.listener, e.g.
+//     go tool pprof http://127.0.0.1:9644/debug/pprof/profile?seconds=30.
 //   - listeners, advertised.listeners and listener.security.protocol.map are
 //     read-only here (dynamic in Kafka): rebinding a live listener is not
 //     supported.

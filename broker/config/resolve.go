@@ -96,6 +96,7 @@ func resolve(l *layers) (*Broker, error) {
 	b.BrokerID = r.i32("broker.id")
 	b.BrokerRack = r.str("broker.rack")
 	b.AdminListener = r.str("admin.listener")
+	b.AdminPprofEnable = r.boolean("admin.pprof.enable")
 	b.AutoCreateTopicsEnable = r.boolean("auto.create.topics.enable")
 	b.DeleteTopicEnable = r.boolean("delete.topic.enable")
 	b.NumPartitions = r.i32("num.partitions")

@@ -45,7 +45,7 @@ func (m *Manager) DeleteRecords(ctx context.Context, timeout time.Duration, part
 		}
 		errs[i] = err
 	}
-	m.settle(ctx, timeout, tps, errs, func(i int, p *Partition) (bool, error) {
+	m.settle(ctx, timeout, tps, errs, evAll, func(i int, p *Partition) (bool, error) {
 		low, err := p.lowWatermark()
 		return err != nil || low >= targets[i], err
 	})

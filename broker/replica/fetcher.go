@@ -153,19 +153,29 @@ type fetcher struct {
 	mu    sync.Mutex // guards parts; held while applying a response
 	parts map[partid.TopicPartition]*fetchState
 
+	// session is the incremental fetch session with the leader; only
+	// the run goroutine uses it.
+	session fetchSession
+
 	wake     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
+	// ctx ends with stop, cancelling the request in flight.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func newFetcher(fm *fetcherManager, key fetcherKey) *fetcher {
+	ctx, cancel := context.WithCancel(context.Background())
 	return &fetcher{
 		fm: fm, m: fm.m, key: key,
-		parts: make(map[partid.TopicPartition]*fetchState),
-		wake:  make(chan struct{}, 1),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		parts:  make(map[partid.TopicPartition]*fetchState),
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+		ctx:    ctx,
+		cancel: cancel,
 	}
 }
 
@@ -176,7 +186,12 @@ func (f *fetcher) poke() {
 	}
 }
 
-func (f *fetcher) close() { f.stopOnce.Do(func() { close(f.stop) }) }
+func (f *fetcher) close() {
+	f.stopOnce.Do(func() {
+		close(f.stop)
+		f.cancel()
+	})
+}
 
 // sleep waits d, a poke, or stop; false means stop.
 func (f *fetcher) sleep(d time.Duration) bool {
@@ -318,14 +333,22 @@ func (f *fetcher) delayLocked(st *fetchState) {
 }
 
 func (f *fetcher) request(client *wire.Client, req kmsg.Request) (kmsg.Response, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), f.m.cfg.RequestTimeout+f.m.cfg.FetchWaitMax)
+	ctx, cancel := f.requestContext()
 	defer cancel()
-	go func() {
-		select {
-		case <-f.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	return client.Request(ctx, req)
+}
+
+// requestFunc is request for a response used only within use (see
+// wire.Client.RequestFunc): the fetch path, whose records are appended
+// before use returns.
+func (f *fetcher) requestFunc(client *wire.Client, req kmsg.Request, use func(kmsg.Response) error) error {
+	ctx, cancel := f.requestContext()
+	defer cancel()
+	return client.RequestFunc(ctx, req, use)
+}
+
+// requestContext bounds a request by the request timeout plus the fetch
+// wait, and ends it when the fetcher stops.
+func (f *fetcher) requestContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(f.ctx, f.m.cfg.RequestTimeout+f.m.cfg.FetchWaitMax)
 }

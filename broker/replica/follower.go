@@ -197,7 +197,8 @@ func (f *fetcher) listOffset(client *wire.Client, st fetchState, ts int64) (int6
 	return 0, fmt.Errorf("replica: ListOffsets %s: empty answer", st.p.tp)
 }
 
-// fetch sends one Fetch for the given partitions and applies the answer.
+// fetch sends one Fetch for the given partitions, within the fetcher's
+// fetch session, and applies the answer.
 func (f *fetcher) fetch(client *wire.Client, states []fetchState) error {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version = fetchVersion
@@ -205,60 +206,49 @@ func (f *fetcher) fetch(client *wire.Client, states []fetchState) error {
 	req.MaxWaitMillis = int32(f.m.cfg.FetchWaitMax.Milliseconds())
 	req.MinBytes = f.m.cfg.FetchMinBytes
 	req.MaxBytes = f.m.cfg.FetchResponseMax
-	req.SessionID = 0
-	req.SessionEpoch = -1 // a full fetch without a session (KIP-227)
-	byTopic := map[string]int{}
-	for _, st := range states {
-		i, ok := byTopic[st.p.tp.Topic]
-		if !ok {
-			i = len(req.Topics)
-			byTopic[st.p.tp.Topic] = i
-			t := kmsg.NewFetchRequestTopic()
-			t.Topic = st.p.tp.Topic
-			req.Topics = append(req.Topics, t)
-		}
-		rp := kmsg.NewFetchRequestTopicPartition()
-		rp.Partition = st.p.tp.Partition
-		rp.CurrentLeaderEpoch = st.epoch
-		rp.FetchOffset = st.p.log.LogEndOffset()
-		rp.LastFetchedEpoch = -1
-		if e, ok := st.p.log.Epochs().LatestEpoch(); ok {
-			rp.LastFetchedEpoch = e
-		}
-		rp.LogStartOffset = st.p.log.LogStartOffset()
-		rp.PartitionMaxBytes = f.m.cfg.FetchMaxBytes
-		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
-	}
-	kresp, err := f.request(client, req)
-	if err != nil {
-		return err
-	}
-	resp := kresp.(*kmsg.FetchResponse)
-	if resp.ErrorCode != 0 {
-		return fmt.Errorf("replica: fetch from %d: %w", f.key.leader, kerr.ErrorForCode(resp.ErrorCode))
-	}
+	want := make([]partid.TopicPartition, len(states))
+	data := make(map[partid.TopicPartition]sessionPartition, len(states))
 	planned := make(map[partid.TopicPartition]fetchState, len(states))
-	for _, st := range states {
-		planned[st.p.tp] = st
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for ti := range resp.Topics {
-		t := &resp.Topics[ti]
-		for pi := range t.Partitions {
-			rp := &t.Partitions[pi]
-			st, ok := planned[partid.TopicPartition{Topic: t.Topic, Partition: rp.Partition}]
-			if !ok {
-				continue
-			}
-			cur := f.currentLocked(st)
-			if cur == nil {
-				continue
-			}
-			f.applyFetchedLocked(cur, rp)
+	for i, st := range states {
+		sp := sessionPartition{fetchOffset: st.p.log.LogEndOffset(), logStartOffset: st.p.log.LogStartOffset(),
+			maxBytes: f.m.cfg.FetchMaxBytes, leaderEpoch: st.epoch, lastFetchedEpoch: -1}
+		if e, ok := st.p.log.Epochs().LatestEpoch(); ok {
+			sp.lastFetchedEpoch = e
 		}
+		want[i], data[st.p.tp], planned[st.p.tp] = st.p.tp, sp, st
 	}
-	return nil
+	f.session.build(req, want, data)
+	// The records are appended (copied) before the callback returns, so
+	// the response's buffer can serve the next response.
+	err := f.requestFunc(client, req, func(kresp kmsg.Response) error {
+		resp := kresp.(*kmsg.FetchResponse)
+		if !f.session.handle(resp) {
+			f.m.log.Info("fetch session refused; the next fetch starts a new one", "leader", f.key.leader, "err", kerr.ErrorForCode(resp.ErrorCode))
+			return nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for ti := range resp.Topics {
+			t := &resp.Topics[ti]
+			for pi := range t.Partitions {
+				rp := &t.Partitions[pi]
+				st, ok := planned[partid.TopicPartition{Topic: t.Topic, Partition: rp.Partition}]
+				if !ok {
+					continue
+				}
+				cur := f.currentLocked(st)
+				if cur == nil {
+					continue
+				}
+				f.applyFetchedLocked(cur, rp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		f.session.reset(f.session.id)
+	}
+	return err
 }
 
 func (f *fetcher) applyFetchedLocked(st *fetchState, rp *kmsg.FetchResponseTopicPartition) {

@@ -138,5 +138,5 @@ func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.
 	p.fmu.Unlock()
 	// A smaller ISR may let the HW advance and complete acks=all produces.
 	p.maybeIncrementHWLocked()
-	p.changed.notify()
+	p.changed.notify(evAll)
 }

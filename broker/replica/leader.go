@@ -35,7 +35,7 @@ func (p *Partition) leaderAppend(acks int16, appendFn func(leaderEpoch int32) (s
 	}
 	if !info.Duplicate {
 		// The LEO moved: followers waiting in a fetch can take it now.
-		p.changed.notify()
+		p.changed.notify(evAppend)
 	}
 	p.maybeIncrementHWLocked()
 	return info, nil
@@ -87,7 +87,7 @@ func (p *Partition) updateFollowerFetchStateLocked(id int32, fetchOffset, follow
 	f.logStartOffset = followerLogStart
 	p.fmu.Unlock()
 	if startKnown {
-		p.changed.notify()
+		p.changed.notify(evState)
 	}
 
 	p.maybeIncrementHWLocked()
@@ -156,7 +156,7 @@ func (p *Partition) makeLeader(st leaderState, now time.Time) error {
 		p.followers[r] = f
 	}
 	p.maybeIncrementHWLocked()
-	p.changed.notify()
+	p.changed.notify(evAll)
 	return nil
 }
 
@@ -166,7 +166,7 @@ func (p *Partition) makeFollower(st leaderState) {
 	defer p.mu.Unlock()
 	p.applyStateLocked(st)
 	p.followers = nil
-	p.changed.notify()
+	p.changed.notify(evAll)
 }
 
 func (p *Partition) applyStateLocked(st leaderState) {
@@ -202,5 +202,5 @@ func (p *Partition) stopServing() {
 	p.followers = nil
 	p.pendingISR = nil
 	p.mu.Unlock()
-	p.changed.notify()
+	p.changed.notify(evAll)
 }

@@ -101,7 +101,7 @@ func (p *Partition) deleteRecordsBefore(offset int64) (int64, error) {
 		if err := p.log.SetLogStartOffset(offset); err != nil {
 			return -1, err
 		}
-		p.changed.notify()
+		p.changed.notify(evAll)
 	}
 	return p.log.LogStartOffset(), nil
 }

@@ -192,7 +192,7 @@ func (p *Partition) maximalISRLocked() []int32 {
 // it may go down on truncation), waking waiters when it changes.
 func (p *Partition) setHighWatermark(hw int64) {
 	if p.log.SetHighWatermark(hw) {
-		p.changed.notify()
+		p.changed.notify(evHW)
 	}
 }
 
@@ -226,6 +226,6 @@ func (p *Partition) maybeIncrementHWLocked() bool {
 	if !p.log.AdvanceHighWatermark(newHW) {
 		return false
 	}
-	p.changed.notify()
+	p.changed.notify(evHW)
 	return true
 }

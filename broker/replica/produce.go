@@ -63,15 +63,46 @@ func errCode(err error) int16 {
 // to the whole ISR (the HW passed its last offset), or timeout passes
 // (REQUEST_TIMED_OUT). It updates results in place.
 func (m *Manager) WaitForAcks(ctx context.Context, timeout time.Duration, results []ProduceResult) {
+	tps, errs := ackTargets(results)
+	// Only an HW move (or a leadership or ISR change) can complete one.
+	m.settle(ctx, timeout, tps, errs, evHW, ackCheck(results))
+	for i := range results {
+		results[i].Err = errs[i]
+	}
+}
+
+// AcksDone settles results as WaitForAcks would if every successful append
+// in them is already replicated to the whole ISR (or already failed), and
+// reports whether it did; otherwise results are left as they were, for
+// WaitForAcks. It never waits: a leader alone in its ISR answers acks=all
+// at once.
+func (m *Manager) AcksDone(results []ProduceResult) bool {
+	tps, errs := ackTargets(results)
+	settled := make([]bool, len(results))
+	for i := range errs {
+		settled[i] = errs[i] != nil
+	}
+	if m.settleOnce(tps, errs, settled, ackCheck(results)) {
+		return false
+	}
+	for i := range results {
+		results[i].Err = errs[i]
+	}
+	return true
+}
+
+func ackTargets(results []ProduceResult) ([]partid.TopicPartition, []error) {
 	tps := make([]partid.TopicPartition, len(results))
 	errs := make([]error, len(results))
 	for i, r := range results {
 		tps[i], errs[i] = r.TP, r.Err
 	}
-	m.settle(ctx, timeout, tps, errs, func(i int, p *Partition) (bool, error) {
+	return tps, errs
+}
+
+// ackCheck is the acks=all condition of each append: the HW passed it.
+func ackCheck(results []ProduceResult) func(i int, p *Partition) (bool, error) {
+	return func(i int, p *Partition) (bool, error) {
 		return p.ackState(results[i].Info.LastOffset + 1)
-	})
-	for i := range results {
-		results[i].Err = errs[i]
 	}
 }

@@ -110,8 +110,14 @@ func (m *Manager) fetchWaiting(ctx context.Context, req FetchRequest) []FetchRes
 	for i, fp := range req.Partitions {
 		tps[i] = fp.TP
 	}
+	// A follower reads up to the LEO, a consumer up to the HW (or the
+	// LSO, which moves with it): each waits only for what can give it data.
+	interest := evHW
+	if req.ReplicaID >= 0 {
+		interest = evAppend
+	}
 	var results []FetchResult
-	m.await(ctx, req.MaxWait, tps, func() bool {
+	m.await(ctx, req.MaxWait, tps, interest, func() bool {
 		var total int64
 		var failed bool
 		results, total, failed = m.readAll(req)

@@ -3,10 +3,12 @@ package replica
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"kafgo/broker/clusterview"
+	"kafgo/internal/testwait"
 )
 
 // TestWaitsWakeOnChangeBetweenCheckAndWait: each delayed operation (a
@@ -32,6 +34,24 @@ func TestWaitsWakeOnChangeBetweenCheckAndWait(t *testing.T) {
 				}, func() string {
 					r := m.Fetch(context.Background(), FetchRequest{ReplicaID: -1, MaxWait: time.Minute, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []FetchPartition{{
 						TP: tp0, MaxBytes: 1 << 20, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, LogStartOffset: -1,
+					}}})[0]
+					if r.Err != nil || r.Bytes == 0 {
+						return "no record fetched"
+					}
+					return ""
+				}
+		}},
+		{"follower fetch", func(t *testing.T, m *Manager) (func(), func() string) {
+			// The follower is level with the leader and waits for data:
+			// an append wakes it though the HW does not move.
+			m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1, 2}, []int32{1, 2}))
+			return func() {
+					if r := m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}}); r[0].Err != nil {
+						t.Error(r[0].Err)
+					}
+				}, func() string {
+					r := m.Fetch(context.Background(), FetchRequest{ReplicaID: 2, MaxWait: time.Minute, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []FetchPartition{{
+						TP: tp0, MaxBytes: 1 << 20, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, LogStartOffset: 0,
 					}}})[0]
 					if r.Err != nil || r.Bytes == 0 {
 						return "no record fetched"
@@ -92,5 +112,59 @@ func TestWaitsWakeOnChangeBetweenCheckAndWait(t *testing.T) {
 				t.Fatal("slept through a change made between its check and its wait")
 			}
 		})
+	}
+}
+
+// TestHWWaitersSleepThroughAppends: an acks=all produce and a consumer's
+// fetch wait for the HW, so appends that do not move it (a follower has not
+// fetched them) do not wake them; the follower's fetch that moves the HW
+// does, and both answer.
+func TestHWWaitersSleepThroughAppends(t *testing.T) {
+	m, _, _ := newManager(t, 1)
+	m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1, 2}, []int32{1, 2}))
+	followerFetch(m, 2, 0) // the follower is known, at offset 0
+	res := m.AppendToLeaders(-1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	var waits atomic.Int64
+	m.beforeWait = func() { waits.Add(1) }
+	acked := make(chan error, 1)
+	go func() {
+		m.WaitForAcks(context.Background(), time.Minute, res)
+		acked <- res[0].Err
+	}()
+	fetched := make(chan FetchResult, 1)
+	go func() {
+		fetched <- m.Fetch(context.Background(), FetchRequest{ReplicaID: -1, MaxWait: time.Minute, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []FetchPartition{{
+			TP: tp0, MaxBytes: 1 << 20, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, LogStartOffset: -1,
+		}}})[0]
+	}()
+	testwait.Until(t, 10*time.Second, "both waiting", func() bool { return waits.Load() == 2 })
+	for range 10 {
+		if r := m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}}); r[0].Err != nil {
+			t.Fatal(r[0].Err)
+		}
+		time.Sleep(2 * time.Millisecond) // time for a woken waiter to come back to its wait
+	}
+	if n := waits.Load(); n != 2 {
+		t.Errorf("appends that left the HW alone woke the HW waiters: %d waits for 2 waiters", n)
+	}
+	followerFetch(m, 2, 11)
+	select {
+	case err := <-acked:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("acks=all not woken by the HW move")
+	}
+	select {
+	case r := <-fetched:
+		if r.Err != nil || r.Bytes == 0 {
+			t.Fatalf("consumer fetch: %v, %d bytes", r.Err, r.Bytes)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("consumer fetch not woken by the HW move")
 	}
 }

@@ -2,9 +2,13 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A write that fails part way (ENOSPC) leaves the log exactly as it was:
@@ -173,4 +177,64 @@ func TestFlushPolicies(t *testing.T) {
 			t.Errorf("explicit flush: recovery point %d, %v", l.RecoveryPoint(), err)
 		}
 	})
+}
+
+// TestFlushMessagesGroupCommit: with flush.messages=1 every append returns
+// only once it is durable (the recovery point has passed it), and
+// concurrent appends share fsyncs: an append that a flush in progress did
+// not cover waits for the next one, which covers every append made
+// meanwhile, so there are far fewer fsyncs of the log than appends. With
+// small segments the appends roll the log, and the ordered flush after
+// each roll keeps the same guarantee.
+func TestFlushMessagesGroupCommit(t *testing.T) {
+	for _, segBytes := range []int64{0, 4096} {
+		t.Run(fmt.Sprint("segment.bytes=", segBytes), func(t *testing.T) { testFlushMessagesGroupCommit(t, segBytes) })
+	}
+}
+
+func testFlushMessagesGroupCommit(t *testing.T, segBytes int64) {
+	var syncs atomic.Int64
+	defer func(orig func(*os.File) error) { syncLogFile = orig }(syncLogFile)
+	syncLogFile = func(f *os.File) error {
+		syncs.Add(1)
+		time.Sleep(2 * time.Millisecond) // a disk's fsync, so appends pile up
+		return f.Sync()
+	}
+	cfg := testConfig()
+	cfg.FlushMessages = 1
+	if segBytes > 0 {
+		cfg.SegmentBytes = segBytes
+	}
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	defer l.Close()
+	const producers, each = 8, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, producers)
+	for range producers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				info, err := l.AppendAsLeader(plain(1, 50, 1).bytes(), 0)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if rp := l.RecoveryPoint(); rp <= info.LastOffset {
+					errs <- fmt.Errorf("append of offset %d returned before it was flushed (recovery point %d)", info.LastOffset, rp)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	n := syncs.Load()
+	t.Logf("%d appends, %d segments, %d fsyncs of the log", producers*each, l.NumSegments(), n)
+	if n == 0 || n > producers*each/2 {
+		t.Fatalf("%d fsyncs for %d concurrent appends: no group commit", n, producers*each)
+	}
 }

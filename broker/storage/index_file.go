@@ -45,6 +45,11 @@ type indexFile struct {
 	closed bool
 
 	reserved int64 // bytes of the file backed by allocated blocks; writer only
+
+	// writes counts changes (entries stored, truncation, resizing); synced
+	// is its value at the last fsync, so a flush skips an index with
+	// nothing new (most flush.messages=1 flushes add no index entry).
+	writes, synced atomic.Int64
 }
 
 // openIndexFile opens or creates the file. Entries are counted from the file
@@ -112,6 +117,7 @@ func (x *indexFile) resize(size int64) error {
 	if size == int64(len(x.mm)) {
 		return nil
 	}
+	x.writes.Add(1)
 	if err := unmapFile(x.mm); err != nil {
 		return fmt.Errorf("storage: unmap index %s: %w", x.path, err)
 	}
@@ -161,6 +167,7 @@ func (x *indexFile) appendEntry(e []byte) {
 	n := x.n.Load()
 	copy(x.mm[n*x.entrySize:(n+1)*x.entrySize], e)
 	x.n.Store(n + 1)
+	x.writes.Add(1)
 }
 
 // truncateEntries drops entries from n on. It takes mu so that no reader is
@@ -170,14 +177,20 @@ func (x *indexFile) truncateEntries(n int64) {
 	x.mu.Lock()
 	if n < x.n.Load() {
 		x.n.Store(n)
+		x.writes.Add(1)
 	}
 	x.mu.Unlock()
 }
 
 func (x *indexFile) sync() error {
+	w := x.writes.Load()
+	if w == x.synced.Load() {
+		return nil
+	}
 	if err := x.f.Sync(); err != nil {
 		return fmt.Errorf("storage: fsync index %s: %w", x.path, err)
 	}
+	x.synced.Store(w)
 	return nil
 }
 

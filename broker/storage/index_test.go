@@ -226,3 +226,36 @@ func TestTimeIndexLookupAndReservedSlot(t *testing.T) {
 		}
 	}
 }
+
+// An index syncs only when it changed since its last sync: a flush with no
+// new entry (most flush.messages=1 flushes) costs no fsync of it, and any
+// change (an entry, a truncation, a resize) makes the next sync real.
+func TestIndexSyncOnlyWhenChanged(t *testing.T) {
+	x, _, err := openOffsetIndex(filepath.Join(t.TempDir(), "0.index"), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	dirty := func() bool { return x.writes.Load() != x.synced.Load() }
+	if err := x.resize(10 * offsetEntrySize); err != nil || !dirty() {
+		t.Fatalf("resize: %v, dirty %v", err, dirty())
+	}
+	for _, step := range []struct {
+		name   string
+		change func() error
+	}{
+		{"append", func() error { return x.append(110, 1000) }},
+		{"truncate", func() error { x.truncateEntries(0); return nil }},
+		{"resize", func() error { return x.resize(20 * offsetEntrySize) }},
+	} {
+		if err := x.sync(); err != nil || dirty() {
+			t.Fatalf("before %s: sync %v, dirty %v", step.name, err, dirty())
+		}
+		if err := step.change(); err != nil {
+			t.Fatal(err)
+		}
+		if !dirty() {
+			t.Fatalf("%s left the index clean: its next sync would be skipped", step.name)
+		}
+	}
+}

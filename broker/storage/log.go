@@ -95,6 +95,14 @@ type Log struct {
 	flushMu sync.Mutex
 	bg      sync.WaitGroup // background flushes started by rolls
 
+	// Group commit of flush.messages appends (flushCovering): syncs in
+	// flight and the highest offset they will make durable, waited on
+	// with gcCond.
+	gcMu       sync.Mutex
+	gcCond     sync.Cond
+	gcInflight int
+	gcCovers   int64
+
 	pendingMu sync.Mutex
 	pending   map[*segment]*time.Timer
 	deleters  sync.WaitGroup

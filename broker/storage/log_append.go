@@ -98,8 +98,9 @@ func (l *Log) append(batches []byte, leaderEpoch int32, origin AppendOrigin) (Ap
 	l.mu.Unlock()
 	if flush {
 		// flush.messages: the caller waits for durability, other appends
-		// need not, so this runs outside the writer lock.
-		if err := l.Flush(); err != nil {
+		// need not, so this runs outside the writer lock, and one fsync
+		// serves every append waiting for it (flushCovering).
+		if err := l.flushCovering(info.LastOffset + 1); err != nil {
 			return info, err
 		}
 	}

@@ -19,8 +19,13 @@ func (l *Log) Flush() error { return l.flushTo(math.MaxInt64) }
 func (l *Log) flushTo(target int64) error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
+	return l.flushToLocked(target)
+}
 
+// flushToLocked is flushTo; the caller holds flushMu.
+func (l *Log) flushToLocked(target int64) error {
 	l.mu.Lock()
+
 	if err := l.checkOpenLocked(); err != nil {
 		l.mu.Unlock()
 		return err
@@ -86,4 +91,74 @@ func (l *Log) flushIfDue(nowMs int64) error {
 		return nil
 	}
 	return l.Flush()
+}
+
+// maxSyncsInFlight bounds the group-commit syncs of one log running at
+// once: two lets a new group start while the previous one's sync finishes
+// (the file system merges overlapping syncs of a file into one journal
+// commit), while appends arriving meanwhile wait and share the next sync.
+const maxSyncsInFlight = 2
+
+// flushCovering makes the offsets below need durable, as flush.messages
+// asks of an append: group commit. An appender whose append a sync in
+// flight already covers waits for that sync instead of starting its own;
+// one that is not covered starts a sync of everything appended so far,
+// when fewer than maxSyncsInFlight are running, else waits for one to end
+// and looks again. Under concurrent producers one fsync covers many
+// appends; a lone producer pays one per append, as before. After a roll
+// (older segments or the directory still to sync) it falls back to the
+// ordered flush.
+func (l *Log) flushCovering(need int64) error {
+	l.gcMu.Lock()
+	for l.recoveryPoint.Load() < need && ((l.gcInflight > 0 && l.gcCovers >= need) || l.gcInflight >= maxSyncsInFlight) {
+		l.gcCond.Wait()
+	}
+	if l.recoveryPoint.Load() >= need {
+		l.gcMu.Unlock()
+		return nil
+	}
+	l.mu.Lock()
+	if err := l.checkOpenLocked(); err != nil {
+		l.mu.Unlock()
+		l.gcMu.Unlock()
+		return err
+	}
+	target, gen, seg := l.leo.Load(), l.truncGen, l.active()
+	ordered := l.dirDirty || seg.base > l.recoveryPoint.Load()
+	l.mu.Unlock()
+	if ordered {
+		l.gcMu.Unlock()
+		l.flushMu.Lock()
+		defer l.flushMu.Unlock()
+		if l.recoveryPoint.Load() >= need {
+			return nil // the flush before ours covered it
+		}
+		return l.flushToLocked(math.MaxInt64)
+	}
+	l.gcInflight++
+	l.gcCovers = max(l.gcCovers, target)
+	l.gcMu.Unlock()
+
+	err := seg.flush()
+	if err == nil {
+		l.mu.Lock()
+		if gen == l.truncGen && target > l.recoveryPoint.Load() {
+			l.recoveryPoint.Store(target)
+			l.lastFlushMs.Store(l.nowMs())
+		}
+		l.mu.Unlock()
+	}
+
+	l.gcMu.Lock()
+	l.gcInflight--
+	if err != nil || l.gcInflight == 0 {
+		// Waiters relying on a failed sync start their own.
+		l.gcCovers = l.recoveryPoint.Load()
+	}
+	l.gcCond.Broadcast()
+	l.gcMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("storage: flush %s: %w", l.tp, err)
+	}
+	return nil
 }

@@ -48,6 +48,7 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 		clock = time.Now
 	}
 	l := &Log{dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
+	l.gcCond.L = &l.gcMu
 	l.cfg.Store(&cfg)
 	l.highWatermark.Store(-1)
 	l.lastFlushMs.Store(l.nowMs())

@@ -213,24 +213,33 @@ func (a *producerAppend) reset() {
 	a.updates, a.started, a.completed = a.updates[:0], a.started[:0], a.completed[:0]
 }
 
-// stateFor returns the staged state of pid, seeding it from the committed one.
+// stateFor returns the staged state of pid, seeding it from the committed
+// one. A staging slot keeps its batch buffer from one append to the next
+// (the log reuses its producerAppend), so staging allocates nothing.
 func (m *ProducerStateManager) stateFor(a *producerAppend, pid int64) *ProducerState {
 	for i := range a.updates {
 		if a.updates[i].ProducerID == pid {
 			return &a.updates[i]
 		}
 	}
-	m.mu.RLock()
-	cur, ok := m.producers[pid]
-	var st ProducerState
-	if ok {
-		st = cur.clone()
+	n := len(a.updates)
+	if n < cap(a.updates) {
+		a.updates = a.updates[:n+1]
 	} else {
-		st = newProducerState(pid)
+		a.updates = append(a.updates, ProducerState{})
+	}
+	st := &a.updates[n]
+	buf := st.Batches[:0]
+	m.mu.RLock()
+	if cur, ok := m.producers[pid]; ok {
+		*st = *cur
+		st.Batches = append(buf, cur.Batches...)
+	} else {
+		*st = newProducerState(pid)
+		st.Batches = buf
 	}
 	m.mu.RUnlock()
-	a.updates = append(a.updates, st)
-	return &a.updates[len(a.updates)-1]
+	return st
 }
 
 // findDuplicate reports whether client batch h repeats one of the last
@@ -298,8 +307,17 @@ func (m *ProducerStateManager) stage(a *producerAppend, h *record.BatchHeader, b
 func (m *ProducerStateManager) commit(a *producerAppend, mapEnd int64) {
 	m.mu.Lock()
 	for i := range a.updates {
-		st := a.updates[i].clone()
-		m.producers[st.ProducerID] = &st
+		st := &a.updates[i]
+		if cur, ok := m.producers[st.ProducerID]; ok {
+			// In place: readers copy the state under the lock, and the
+			// staging slot keeps its own buffer.
+			batches := append(cur.Batches[:0], st.Batches...)
+			*cur = *st
+			cur.Batches = batches
+			continue
+		}
+		c := st.clone()
+		m.producers[c.ProducerID] = &c
 	}
 	m.txns.apply(a, nil)
 	if mapEnd > m.mapEnd {

@@ -59,8 +59,9 @@ type call struct {
 }
 
 type callResult struct {
-	body []byte
-	err  error
+	body  []byte
+	frame []byte // the buffer body is part of, for RequestFunc to recycle
+	err   error
 }
 
 // Dial connects to addr (host:port) in plaintext and returns a Client that
@@ -92,26 +93,60 @@ func (c *Client) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 // the v0 response the broker sends in that case (check ErrorCode and retry
 // at the advertised version).
 func (c *Client) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
-	if c.sasl != nil {
-		if err := c.maybeReauthenticate(ctx); err != nil {
-			return nil, err
-		}
-		c.authMu.RLock()
-		// Held until the request is written: a re-authentication waits for
-		// it, and starts only after.
-		return c.doLocked(ctx, req, c.authMu.RUnlock)
+	res, err := c.authedRoundTrip(ctx, req)
+	if err != nil || res.body == nil {
+		return nil, err
 	}
-	return c.do(ctx, req)
+	return decodeResponse(req, res.body)
 }
 
-// do sends req and waits for its response.
+// RequestFunc is Request for a response only needed briefly: use gets the
+// decoded response, and once it returns the response's buffer goes back to
+// wire for later frames, so nothing decoded from it (kmsg's byte fields
+// alias it) may be kept. A follower applying fetched records saves
+// allocating every response so. use is not called when Request would
+// return an error or no response.
+func (c *Client) RequestFunc(ctx context.Context, req kmsg.Request, use func(kmsg.Response) error) error {
+	res, err := c.authedRoundTrip(ctx, req)
+	if err != nil || res.body == nil {
+		return err
+	}
+	defer putBody(res.frame)
+	resp, err := decodeResponse(req, res.body)
+	if err != nil {
+		return err
+	}
+	return use(resp)
+}
+
+// authedRoundTrip is roundTrip on a connection kept authenticated: with
+// SASL, a session about to expire is re-authenticated first, and the
+// request holds the authentication lock until it is written, so a
+// re-authentication waits for it and starts only after.
+func (c *Client) authedRoundTrip(ctx context.Context, req kmsg.Request) (callResult, error) {
+	if c.sasl == nil {
+		return c.roundTrip(ctx, req, nil)
+	}
+	if err := c.maybeReauthenticate(ctx); err != nil {
+		return callResult{}, err
+	}
+	c.authMu.RLock()
+	return c.roundTrip(ctx, req, c.authMu.RUnlock)
+}
+
+// do sends req and waits for its decoded response, outside the
+// authentication lock (the SASL exchange itself).
 func (c *Client) do(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
-	return c.doLocked(ctx, req, nil)
+	res, err := c.roundTrip(ctx, req, nil)
+	if err != nil || res.body == nil {
+		return nil, err
+	}
+	return decodeResponse(req, res.body)
 }
 
-// doLocked is do; written (if not nil) is called once the request is
-// written or failed.
-func (c *Client) doLocked(ctx context.Context, req kmsg.Request, written func()) (kmsg.Response, error) {
+// roundTrip sends req and waits for its response frame (none for acks=0);
+// written (if not nil) is called once the request is written or failed.
+func (c *Client) roundTrip(ctx context.Context, req kmsg.Request, written func()) (callResult, error) {
 	key, version := req.Key(), req.GetVersion()
 	noResponse := false
 	if p, ok := req.(*kmsg.ProduceRequest); ok && p.Acks == 0 {
@@ -123,21 +158,18 @@ func (c *Client) doLocked(ctx context.Context, req kmsg.Request, written func())
 		written()
 	}
 	if err != nil {
-		return nil, err
+		return callResult{}, err
 	}
 	if noResponse {
-		return nil, nil
+		return callResult{}, nil
 	}
 	var res callResult
 	select {
 	case res = <-cl.ch:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("wire: %s v%d: %w", kmsg.NameForKey(key), version, ctx.Err())
+		return callResult{}, fmt.Errorf("wire: %s v%d: %w", kmsg.NameForKey(key), version, ctx.Err())
 	}
-	if res.err != nil {
-		return nil, res.err
-	}
-	return decodeResponse(req, res.body)
+	return res, res.err
 }
 
 // send assigns the correlation id, registers cl and writes the request.
@@ -252,7 +284,7 @@ func (c *Client) readLoop() {
 				return
 			}
 		}
-		cl.ch <- callResult{body: body}
+		cl.ch <- callResult{body: body, frame: frame}
 	}
 }
 

@@ -376,3 +376,28 @@ func TestDialError(t *testing.T) {
 		t.Fatalf("Dial to a closed port: %v", err)
 	}
 }
+
+// TestClientRequestFunc: the callback gets the decoded response (large
+// enough to come from a pooled buffer), its error is returned, and many
+// calls in a row each see their own response intact although the buffers
+// are recycled between them.
+func TestClientRequestFunc(t *testing.T) {
+	_, addr, _ := startServer(t, ServerConfig{}, kmsgHandler(t, echoResponse))
+	c := dialClient(t, addr)
+	long := string(bytes.Repeat([]byte("t"), 3000))
+	for i := range 20 {
+		names := []string{fmt.Sprint(long, i), fmt.Sprint(long, i+1), fmt.Sprint(long, i+2)}
+		calls := 0
+		err := c.RequestFunc(reqCtx(t), metadataRequest(12, names...), func(r kmsg.Response) error {
+			calls++
+			return checkTopics(names...)(r)
+		})
+		if err != nil || calls != 1 {
+			t.Fatalf("call %d: %v (callback ran %d times)", i, err, calls)
+		}
+	}
+	stop := errors.New("stop")
+	if err := c.RequestFunc(reqCtx(t), metadataRequest(12, "x"), func(kmsg.Response) error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("callback error %v", err)
+	}
+}

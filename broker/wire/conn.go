@@ -202,12 +202,20 @@ func (c *conn) readLoop() {
 		}
 		c.lastClientID = hdr.ClientID
 		s.stats.requests.Add(1)
-		req := &Request{Header: hdr, Body: body, Conn: &c.info, Received: time.Now()}
+		req := &Request{Header: hdr, Body: body, Conn: &c.info, Received: time.Now(), frame: frame}
 		p, ok := c.serve(req)
 		if !ok {
 			return
 		}
-		if !c.enqueue(item{pending: p, corr: hdr.CorrelationID, key: hdr.APIKey, flexResp: ResponseFlexible(hdr.APIKey, hdr.Flexible)}) {
+		it := item{pending: p, corr: hdr.CorrelationID, key: hdr.APIKey, flexResp: ResponseFlexible(hdr.APIKey, hdr.Flexible)}
+		if req.ready != nil {
+			if done, ok := c.writeInline(it, req.ready); !ok {
+				return
+			} else if done {
+				continue
+			}
+		}
+		if !c.enqueue(it) {
 			return
 		}
 	}

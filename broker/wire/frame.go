@@ -34,7 +34,7 @@ func ReadRequest(r io.Reader, maxSize int32) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Request{Header: hdr, Body: body, Received: time.Now()}, nil
+	return &Request{Header: hdr, Body: body, Received: time.Now(), frame: frame}, nil
 }
 
 // readFrame reads a size-prefixed frame, rejecting sizes outside [minSize,
@@ -57,8 +57,20 @@ func readFrame(r io.Reader, sizeBuf *[4]byte, minSize, maxSize int32) ([]byte, e
 	return readBody(r, int(size))
 }
 
-// readBody reads exactly size bytes into a buffer of exactly that length.
+// readBody reads exactly size bytes into a buffer of that length: a pooled
+// one for sizes in the pooled range (see bodypool.go), else one of exactly
+// that capacity.
 func readBody(r io.Reader, size int) ([]byte, error) {
+	if buf, ok := getBody(size); ok {
+		if n, err := io.ReadFull(r, buf); err != nil {
+			putBody(buf)
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("%w: got %d of %d body bytes", ErrTruncated, n, size)
+			}
+			return nil, err
+		}
+		return buf, nil
+	}
 	buf := make([]byte, min(size, exactReadMax))
 	have := 0
 	for {

@@ -51,10 +51,11 @@ func TestReadRequestFrames(t *testing.T) {
 	}
 }
 
-// TestReadLargeBodyExact checks bodies above the one-shot size grow to
-// exactly the frame length and arrive intact.
+// TestReadLargeBodyExact checks bodies of every size arrive intact with
+// exactly the frame length: in the pooled range in a buffer of their size
+// class, above it grown to exactly the frame length.
 func TestReadLargeBodyExact(t *testing.T) {
-	for _, n := range []int{exactReadMax - 1, exactReadMax, exactReadMax + 1, 3*exactReadMax + 17, 1 << 20} {
+	for _, n := range []int{minPooledBody - 1, minPooledBody, exactReadMax - 1, exactReadMax, exactReadMax + 1, 3*exactReadMax + 17, maxPooledBody, maxPooledBody + 1, 3 << 20} {
 		data := make([]byte, n)
 		for i := range data {
 			data[i] = byte(i * 7)
@@ -64,9 +65,58 @@ func TestReadLargeBodyExact(t *testing.T) {
 		if err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
-		if len(got) != n || cap(got) != n || !bytes.Equal(got, data) {
-			t.Fatalf("n=%d: got len %d cap %d, equal %v", n, len(got), cap(got), bytes.Equal(got, data))
+		wantCap := n
+		if c, ok := bodyClass(n); ok {
+			wantCap = minPooledBody << c
 		}
+		if len(got) != n || cap(got) != wantCap || !bytes.Equal(got, data) {
+			t.Fatalf("n=%d: got len %d cap %d (want %d), equal %v", n, len(got), cap(got), wantCap, bytes.Equal(got, data))
+		}
+	}
+}
+
+// TestBodyClasses: each pooled size maps to the smallest power-of-two
+// class holding it, and only buffers of exactly a class size go back.
+func TestBodyClasses(t *testing.T) {
+	for _, c := range []struct {
+		n, class int
+		ok       bool
+	}{{minPooledBody - 1, 0, false}, {minPooledBody, 0, true}, {minPooledBody + 1, 1, true}, {16 << 10, 2, true}, {100 << 10, 5, true}, {maxPooledBody, maxPooledShift - minPooledShift, true}, {maxPooledBody + 1, 0, false}} {
+		class, ok := bodyClass(c.n)
+		if class != c.class || ok != c.ok {
+			t.Errorf("bodyClass(%d) = %d, %v; want %d, %v", c.n, class, ok, c.class, c.ok)
+		}
+		if b, ok := getBody(c.n); ok != c.ok || (ok && (len(b) != c.n || cap(b) != minPooledBody<<c.class)) {
+			t.Errorf("getBody(%d): len %d cap %d ok %v", c.n, len(b), cap(b), ok)
+		}
+	}
+	// A buffer of another capacity (an exactly sized large body) is left
+	// to the GC, never handed out for a class it does not fill.
+	putBody(make([]byte, 0, 5000))
+	for range 100 {
+		if b, _ := getBody(5000); cap(b) != 8<<10 {
+			t.Fatalf("getBody(5000) has capacity %d", cap(b))
+		}
+	}
+}
+
+// TestRecycleReleasesBody: a request read by ReadRequest gives its buffer
+// back once, and its Body is gone afterwards.
+func TestRecycleReleasesBody(t *testing.T) {
+	body := bytes.Repeat([]byte{1}, 10<<10)
+	hdr := []byte{0, 0, 0, 3, 0, 0, 0, 9, 0xff, 0xff}
+	in := append(sizePrefix(int32(len(hdr)+len(body))), append(hdr, body...)...)
+	req, err := ReadRequest(bytes.NewReader(in), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(req.Body, body) {
+		t.Fatal("body differs")
+	}
+	req.Recycle()
+	req.Recycle() // a second call has nothing to give back
+	if req.Body != nil {
+		t.Fatal("Body kept after Recycle")
 	}
 }
 

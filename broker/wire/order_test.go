@@ -347,3 +347,66 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestAnsweredResponsesKeepOrder: requests answered at once (Request.Answer,
+// written from the reader when nothing is queued) interleaved with waiting
+// ones come back in request order, and an answered request behind a
+// waiting one waits its turn.
+func TestAnsweredResponsesKeepOrder(t *testing.T) {
+	const n = 30
+	var g gates
+	h := HandlerFunc(func(req *Request) Pending {
+		corr := req.Header.CorrelationID
+		body := binary.BigEndian.AppendUint32(nil, uint32(corr))
+		if corr%3 != 0 {
+			return req.Answer(&Response{Body: body})
+		}
+		ch := g.get(corr)
+		return func() *Response {
+			select {
+			case <-ch:
+			case <-time.After(waitTimeout):
+			}
+			return &Response{Body: body}
+		}
+	})
+	_, addr, _ := startServer(t, ServerConfig{}, h)
+	nc := dial(t, addr)
+	for i := int32(0); i < n; i++ {
+		writeAll(t, nc, encodeRequest(metadataRequest(1), i, kmsg.StringPtr("p")))
+		if i%3 == 0 {
+			// Released later, so answers behind it must queue.
+			go func(ch chan struct{}) { time.Sleep(5 * time.Millisecond); close(ch) }(g.get(i))
+		}
+	}
+	for i := int32(0); i < n; i++ {
+		frame := readFrameRaw(t, nc)
+		if got := corrOf(frame); got != i {
+			t.Fatalf("response %d has correlation id %d", i, got)
+		}
+		if got := int32(binary.BigEndian.Uint32(frame[len(frame)-4:])); got != i {
+			t.Fatalf("response %d carries body %d", i, got)
+		}
+	}
+}
+
+// TestAnsweredNoneCloseClosesConnection: an answered request with no
+// response that asks to close (a failed acks=0 produce) closes the
+// connection after the earlier answer went out.
+func TestAnsweredNoneCloseClosesConnection(t *testing.T) {
+	h := HandlerFunc(func(req *Request) Pending {
+		if req.Header.CorrelationID == 0 {
+			return req.Answer(&Response{Body: []byte{1, 2, 3}})
+		}
+		return req.Answer(&Response{None: true, Close: true})
+	})
+	_, addr, _ := startServer(t, ServerConfig{}, h)
+	nc := dial(t, addr)
+	writeAll(t, nc, append(encodeRequest(metadataRequest(1), 0, nil), encodeRequest(metadataRequest(1), 1, nil)...))
+	if corrOf(readFrameRaw(t, nc)) != 0 {
+		t.Fatal("wrong first response")
+	}
+	if rest := expectClosed(t, nc); len(rest) != 0 {
+		t.Fatalf("%d bytes sent for the request without a response", len(rest))
+	}
+}

@@ -77,6 +77,38 @@ func (c *conn) writeLoop() {
 	}
 }
 
+// writeInline writes the response of an answered request (Request.Answer)
+// from the reader when nothing is queued before it: no writer goroutine is
+// running then, and only the reader starts one, so the reader may write.
+// done is false when the response must be queued instead; ok is false when
+// the connection is closed.
+func (c *conn) writeInline(it item, resp *Response) (done, ok bool) {
+	c.mu.Lock()
+	closed, busy := c.closed, c.writing || len(c.q) > 0
+	c.mu.Unlock()
+	if closed {
+		return true, false
+	}
+	if busy {
+		return false, true
+	}
+	bw := bufWriterPool.Get().(*bufio.Writer)
+	bw.Reset(&c.cw)
+	err := c.writeResponse(bw, it, resp)
+	bw.Reset(nil)
+	bufWriterPool.Put(bw)
+	if err != nil {
+		c.close(closeError, fmt.Errorf("wire: write response to key %d: %w", it.key, err))
+		return true, false
+	}
+	c.lastActive.Store(time.Now().UnixNano())
+	if resp.Close {
+		c.close(closeNormal, errors.New("wire: handler closed the connection"))
+		return true, false
+	}
+	return true, true
+}
+
 // resolve calls the Pending, turning a panic or a nil Response into a closed
 // connection.
 func (c *conn) resolve(it item) (resp *Response, ok bool) {

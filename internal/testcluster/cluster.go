@@ -45,6 +45,8 @@ type Options struct {
 	// credentials, which Kafka operators create with kafka-configs
 	// --zookeeper before the first start).
 	BeforeBrokers func(zk *ZooKeeper)
+	// Binary is the kafgo binary to run; empty means Binary(t).
+	Binary string
 }
 
 // Listener is an extra listener of every broker.
@@ -133,7 +135,10 @@ func Start(t testing.TB, opt Options) *Cluster {
 			opt.BeforeBrokers(c.ZK)
 		}
 	}
-	bin := Binary(t)
+	bin := opt.Binary
+	if bin == "" {
+		bin = Binary(t)
+	}
 	for i := 0; i < opt.Brokers; i++ {
 		id := opt.FirstID + int32(i)
 		port, err := freePort()
@@ -413,6 +418,17 @@ func (b *Broker) Kill() {
 
 // Stop is SIGTERM: a clean (controlled) shutdown, waited for.
 func (b *Broker) Stop() { b.signal(syscall.SIGTERM) }
+
+// PID is the broker's process id, 0 when it is not running (benchmarks
+// read its CPU time from /proc).
+func (b *Broker) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cmd == nil {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}
 
 // Pause is SIGSTOP; Resume is SIGCONT.
 func (b *Broker) Pause()  { b.signal(syscall.SIGSTOP) }
