@@ -20,6 +20,7 @@ import (
 	"kafgo/broker/storage"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
+	"kafgo/internal/scram"
 	"kafgo/internal/uuid"
 )
 
@@ -98,7 +99,7 @@ var sentinels = []struct {
 
 	// Authentication and authorization.
 	{acl.ErrInvalid, kerr.InvalidRequest},
-	{sasl.ErrCredential, kerr.SaslAuthenticationFailed},
+	{scram.ErrCredential, kerr.SaslAuthenticationFailed},
 	{sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
 	{sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
 	{sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},

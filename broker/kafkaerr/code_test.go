@@ -29,6 +29,7 @@ import (
 	"kafgo/broker/storage"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
+	"kafgo/internal/scram"
 )
 
 // sentinelCodes is every exported sentinel error of the broker's packages
@@ -93,7 +94,7 @@ var sentinelCodes = []struct {
 	{"offsetsrec.ErrUnknownVersion", offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{"txnrec.ErrMalformed", txnrec.ErrMalformed, kerr.UnknownServerError},
 	{"acl.ErrInvalid", acl.ErrInvalid, kerr.InvalidRequest},
-	{"sasl.ErrCredential", sasl.ErrCredential, kerr.SaslAuthenticationFailed},
+	{"scram.ErrCredential", scram.ErrCredential, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrMalformed", sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrSessionExpired", sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrUnexpectedRequest", sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},

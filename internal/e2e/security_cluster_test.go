@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/broker/meta/znode"
-	"kafgo/broker/sasl"
+	"kafgo/internal/scram"
 	"kafgo/internal/testcluster"
 	"kafgo/internal/testwait"
 )
@@ -20,7 +20,7 @@ import (
 // /config/users/<user> with Kafka's credential string.
 func seedScramUser(t testing.TB, zk *testcluster.ZooKeeper, user, password string) {
 	t.Helper()
-	cred, err := sasl.SHA512.NewCredential(password, []byte(sasl.RandomString()), 4096)
+	cred, err := scram.SHA512.Generate(password, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
