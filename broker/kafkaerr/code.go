@@ -20,7 +20,6 @@ import (
 	"kafgo/broker/storage"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
-	"kafgo/internal/scram"
 	"kafgo/internal/uuid"
 )
 
@@ -99,7 +98,6 @@ var sentinels = []struct {
 
 	// Authentication and authorization.
 	{acl.ErrInvalid, kerr.InvalidRequest},
-	{scram.ErrCredential, kerr.SaslAuthenticationFailed},
 	{sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
 	{sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
 	{sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},

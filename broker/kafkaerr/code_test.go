@@ -29,7 +29,6 @@ import (
 	"kafgo/broker/storage"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
-	"kafgo/internal/scram"
 )
 
 // sentinelCodes is every exported sentinel error of the broker's packages
@@ -94,7 +93,6 @@ var sentinelCodes = []struct {
 	{"offsetsrec.ErrUnknownVersion", offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{"txnrec.ErrMalformed", txnrec.ErrMalformed, kerr.UnknownServerError},
 	{"acl.ErrInvalid", acl.ErrInvalid, kerr.InvalidRequest},
-	{"scram.ErrCredential", scram.ErrCredential, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrMalformed", sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrSessionExpired", sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrUnexpectedRequest", sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},

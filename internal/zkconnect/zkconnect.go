@@ -29,7 +29,7 @@ func Parse(v string) (servers []string, chroot string, err error) {
 		if chroot == "/" {
 			chroot = ""
 		} else if strings.HasSuffix(chroot, "/") || strings.Contains(chroot, "//") {
-			return nil, "", fmt.Errorf("chroot %q must be an absolute znode path without a trailing or doubled '/'", chroot)
+			return nil, "", fmt.Errorf("%w %q must be an absolute znode path without a trailing or doubled '/'", ErrChroot, chroot)
 		}
 	}
 	if strings.TrimSpace(hosts) == "" {
@@ -54,5 +54,8 @@ func Parse(v string) (servers []string, chroot string, err error) {
 	return servers, chroot, nil
 }
 
-// ErrNoServers is returned for a connect string without a server.
-var ErrNoServers = errors.New("no ZooKeeper server given")
+// Errors a caller may tell apart: no server at all, a malformed chroot.
+var (
+	ErrNoServers = errors.New("no ZooKeeper server given")
+	ErrChroot    = errors.New("chroot")
+)

@@ -29,4 +29,7 @@ func TestParse(t *testing.T) {
 	if _, _, err := Parse(" "); !errors.Is(err, ErrNoServers) {
 		t.Errorf("no servers: %v", err)
 	}
+	if _, _, err := Parse("zk1/a/"); !errors.Is(err, ErrChroot) || err.Error() != `chroot "/a/" must be an absolute znode path without a trailing or doubled '/'` {
+		t.Errorf("bad chroot: %v", err)
+	}
 }
