@@ -7,13 +7,14 @@ import (
 
 	fsasl "github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
+	fscram "github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"kafgo/broker/config"
 	"kafgo/broker/credentials"
 	"kafgo/broker/principal"
 	"kafgo/broker/sasl"
 	"kafgo/broker/wire"
+	"kafgo/internal/scram"
 	"kafgo/internal/tlsconf"
 )
 
@@ -56,11 +57,11 @@ func (b *Broker) listenerConfig(cfg *config.Broker, l config.Listener, creds *at
 			PlainUsers:     sec.PlainUsers,
 			MaxReceiveSize: sec.MaxReceiveSize,
 			ReauthMs:       sec.ReauthMs,
-			Scram: func(mech, user string) (sasl.ScramCredential, bool) {
+			Scram: func(mech, user string) (scram.Credential, bool) {
 				if s := creds.Load(); s != nil {
 					return s.Lookup(mech, user)
 				}
-				return sasl.ScramCredential{}, false
+				return scram.Credential{}, false
 			},
 		}
 	}
@@ -90,9 +91,9 @@ func interBrokerDialer(cfg *config.Broker) (*wire.Dialer, error) {
 		case sasl.Plain:
 			m = plain.Auth{User: ib.Username, Pass: ib.Password}.AsMechanism()
 		case sasl.ScramSHA256:
-			m = scram.Auth{User: ib.Username, Pass: ib.Password}.AsSha256Mechanism()
+			m = fscram.Auth{User: ib.Username, Pass: ib.Password}.AsSha256Mechanism()
 		case sasl.ScramSHA512:
-			m = scram.Auth{User: ib.Username, Pass: ib.Password}.AsSha512Mechanism()
+			m = fscram.Auth{User: ib.Username, Pass: ib.Password}.AsSha512Mechanism()
 		default:
 			return nil, fmt.Errorf("broker: unsupported inter-broker SASL mechanism %s", ib.Mechanism)
 		}

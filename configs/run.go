@@ -215,16 +215,25 @@ func addedConfigs(o Options) (add map[string]string, order []string, err error) 
 	return nil, nil, nil
 }
 
-func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
-	add, order, err := addedConfigs(o)
-	if err != nil {
-		return err
+// changes parses what --alter adds (in order) and deletes, refusing a key
+// given to both.
+func changes(o Options) (add map[string]string, order, del []string, err error) {
+	if add, order, err = addedConfigs(o); err != nil {
+		return nil, nil, nil, err
 	}
-	del := deleteKeys(o.DeleteConfig)
+	del = deleteKeys(o.DeleteConfig)
 	for _, k := range del {
 		if _, both := add[k]; both {
-			return fmt.Errorf("Invalid config(s): %s: set and deleted in one command", k)
+			return nil, nil, nil, fmt.Errorf("Invalid config(s): %s: set and deleted in one command", k)
 		}
+	}
+	return add, order, del, nil
+}
+
+func alter(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
+	add, order, del, err := changes(o)
+	if err != nil {
+		return err
 	}
 	if o.EntityType == EntityUsers {
 		return alterUser(ctx, cl, o, add, order, del, out)

@@ -96,67 +96,108 @@ func flagValue(words []string, name string) string {
 	return ""
 }
 
-// TestREADMECluster follows the README's cluster recipe on paper: three
-// brokers on one ZooKeeper, each with its own id, Kafka port, admin port
-// and data directory (they all took admin.listener 127.0.0.1:9644 from
-// server.yaml once), the internal topics replicated three times, and a TUI
-// command that names every broker's admin endpoint. Its scripts and config
-// files exist, and nothing links out of the repository.
+// readmeCluster is the brokers of one README recipe (those sharing a
+// --config file) and the kafgo tui command that shows them.
+type readmeCluster struct {
+	file    string
+	brokers []*config.Broker
+	tui     []string
+}
+
+// TestREADMECluster follows the README's cluster recipes on paper: each
+// is three brokers on one ZooKeeper, each with its own id, Kafka port,
+// admin port and data directory (they all took admin.listener
+// 127.0.0.1:9644 from server.yaml once), the internal topics replicated
+// three times, and a TUI command that names every broker's admin
+// endpoint. The recipes can run side by side: no port or directory is
+// shared, and clusters on one ZooKeeper use different chroots. Their
+// scripts and config files exist, and nothing links out of the
+// repository.
 func TestREADMECluster(t *testing.T) {
-	var brokers []*config.Broker
-	var tui []string
+	clusters := map[string]*readmeCluster{}
+	var order []string
+	var tuis [][]string
 	for _, words := range readmeCommands(t) {
 		switch {
 		case len(words) > 3 && words[0] == "kafgo" && words[1] == "broker" && words[2] == "serve":
-			if b := readmeBroker(t, words[3:]); !b.Embedded() {
-				brokers = append(brokers, b)
+			b := readmeBroker(t, words[3:])
+			if b.Embedded() {
+				continue
 			}
+			file := flagValue(words, "--config")
+			if clusters[file] == nil {
+				clusters[file] = &readmeCluster{file: file}
+				order = append(order, file)
+			}
+			clusters[file].brokers = append(clusters[file].brokers, b)
 		case len(words) > 1 && words[0] == "kafgo" && words[1] == "tui" && strings.Contains(flagValue(words, "--admin"), ","):
-			tui = words
+			tuis = append(tuis, words)
 		case len(words) > 0 && strings.HasPrefix(words[0], "scripts/"):
 			if st, err := os.Stat(filepath.Join("..", words[0])); err != nil || st.Mode()&0o111 == 0 {
 				t.Errorf("README runs %s, which is not an executable file (%v)", words[0], err)
 			}
 		}
 	}
-	if len(brokers) != 3 {
-		t.Fatalf("the README's cluster has %d ZooKeeper brokers, want 3", len(brokers))
+	if len(order) != 2 {
+		t.Fatalf("the README's cluster recipes use %v, want the plaintext and the secure cluster", order)
 	}
-	seen := map[string]bool{}
-	var admins []string
-	var bootstraps []string
-	for _, b := range brokers {
-		id := strconv.Itoa(int(b.BrokerID))
-		if len(b.Listeners) != 1 {
-			t.Fatalf("broker %s: listeners %v", id, b.Listeners)
+	seen := map[string]string{}
+	zk := map[string]string{}
+	for _, file := range order {
+		c := clusters[file]
+		if len(c.brokers) != 3 {
+			t.Fatalf("the README's %s cluster has %d ZooKeeper brokers, want 3", file, len(c.brokers))
 		}
-		listener := b.Listeners[0].Host + ":" + strconv.Itoa(b.Listeners[0].Port)
-		for _, own := range []string{"id " + id, "listener " + listener, "admin " + b.AdminListener, "log.dirs " + strings.Join(b.LogDirs, ",")} {
-			if seen[own] {
-				t.Errorf("two brokers share %s", own)
+		ids := map[int32]bool{}
+		var admins, bootstraps []string
+		for _, b := range c.brokers {
+			id := strconv.Itoa(int(b.BrokerID))
+			if ids[b.BrokerID] {
+				t.Errorf("%s: two brokers have id %s", file, id)
 			}
-			seen[own] = true
+			ids[b.BrokerID] = true
+			if len(b.Listeners) != 1 {
+				t.Fatalf("%s broker %s: listeners %v", file, id, b.Listeners)
+			}
+			listener := b.Listeners[0].Host + ":" + strconv.Itoa(b.Listeners[0].Port)
+			for _, own := range []string{"port " + strconv.Itoa(b.Listeners[0].Port), "admin " + b.AdminListener, "log.dirs " + strings.Join(b.LogDirs, ",")} {
+				if other, dup := seen[own]; dup {
+					t.Errorf("%s broker %s and %s share %s", file, id, other, own)
+				}
+				seen[own] = file + " broker " + id
+			}
+			if b.AdminListener == "" {
+				t.Errorf("%s broker %s has no admin.listener", file, id)
+			}
+			if b.OffsetsTopicReplicationFactor != 3 || b.TransactionStateLogReplicationFactor != 3 {
+				t.Errorf("%s broker %s: internal topics replicated %d/%d times, want 3", file, id, b.OffsetsTopicReplicationFactor, b.TransactionStateLogReplicationFactor)
+			}
+			first := c.brokers[0]
+			if !slices.Equal(b.ZooKeeperServers, first.ZooKeeperServers) || b.ZooKeeperChroot != first.ZooKeeperChroot {
+				t.Errorf("%s broker %s: zookeeper %v%s, broker %d: %v%s", file, id, b.ZooKeeperServers, b.ZooKeeperChroot, first.BrokerID, first.ZooKeeperServers, first.ZooKeeperChroot)
+			}
+			if _, err := b.InterBroker(); err != nil {
+				t.Errorf("%s broker %s: %v", file, id, err)
+			}
+			admins = append(admins, b.AdminListener)
+			bootstraps = append(bootstraps, listener)
 		}
-		if b.AdminListener == "" {
-			t.Errorf("broker %s has no admin.listener", id)
+		where := strings.Join(c.brokers[0].ZooKeeperServers, ",") + c.brokers[0].ZooKeeperChroot
+		if other, dup := zk[where]; dup {
+			t.Errorf("%s and %s both keep their metadata at %s", file, other, where)
 		}
-		if b.OffsetsTopicReplicationFactor != 3 || b.TransactionStateLogReplicationFactor != 3 {
-			t.Errorf("broker %s: internal topics replicated %d/%d times, want 3", id, b.OffsetsTopicReplicationFactor, b.TransactionStateLogReplicationFactor)
+		zk[where] = file
+		for _, tui := range tuis {
+			if slices.Equal(strings.Split(flagValue(tui, "--admin"), ","), admins) {
+				c.tui = tui
+			}
 		}
-		if !slices.Equal(b.ZooKeeperServers, brokers[0].ZooKeeperServers) {
-			t.Errorf("broker %s: zookeeper %v, broker %d: %v", id, b.ZooKeeperServers, brokers[0].BrokerID, brokers[0].ZooKeeperServers)
+		if c.tui == nil {
+			t.Fatalf("the README shows no kafgo tui command with the %s brokers' admin listeners %v", file, admins)
 		}
-		admins = append(admins, b.AdminListener)
-		bootstraps = append(bootstraps, listener)
-	}
-	if tui == nil {
-		t.Fatal("the README shows no kafgo tui command for the cluster")
-	}
-	if got := strings.Split(flagValue(tui, "--admin"), ","); !slices.Equal(got, admins) {
-		t.Errorf("kafgo tui --admin %v, the brokers' admin listeners are %v", got, admins)
-	}
-	if bs := flagValue(tui, "--bootstrap-server"); !slices.Contains(bootstraps, bs) {
-		t.Errorf("kafgo tui --bootstrap-server %s is none of the brokers %v", bs, bootstraps)
+		if bs := flagValue(c.tui, "--bootstrap-server"); !slices.Contains(bootstraps, bs) {
+			t.Errorf("kafgo tui --bootstrap-server %s is none of the %s brokers %v", bs, file, bootstraps)
+		}
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {

@@ -40,9 +40,13 @@ func (r *resolver) isExplicit(name string) bool {
 }
 
 func (r *resolver) fail(key, value string, err error) {
-	e := keyError(key, value, err)
-	if _, src, _ := r.l.lookup(key); src == StaticBrokerConfig {
-		r.l.origins[key].apply(e)
+	r.add(keyError(key, value, err))
+}
+
+// add records e, located at the file line or flag that set its key.
+func (r *resolver) add(e *Error) {
+	if _, src, _ := r.l.lookup(e.Key); src == StaticBrokerConfig {
+		r.l.origins[e.Key].apply(e)
 	}
 	r.errs = append(r.errs, e)
 }

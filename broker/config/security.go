@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -152,7 +153,7 @@ func (b *Broker) Security(listener string) (ListenerSecurity, error) {
 		}
 		s, err := tlsconf.Read(get)
 		if err != nil {
-			return ls, keyError(prefix+"ssl.*", "", invalid(err))
+			return ls, b.tlsKeyError(listener, err)
 		}
 		if !s.HasKeystore() {
 			return ls, keyError(prefix+"ssl.keystore.location", "", fmt.Errorf("%w: listener %s uses %s and needs a key store: ssl.keystore.location (PEM with the certificate chain and key), or ssl.keystore.certificate.chain with ssl.keystore.key", ErrInvalidValue, listener, proto))
@@ -249,16 +250,34 @@ func (b *Broker) InterBroker() (InterBrokerSecurity, error) {
 	return ib, nil
 }
 
+// tlsKeyError names the key a listener's TLS settings error is about as
+// the operator set it: the listener's override
+// listener.name.<l>.<key> when there is one, else the broker-wide key.
+func (b *Broker) tlsKeyError(listener string, err error) *Error {
+	cause := fmt.Errorf("%w: listener %s: %v", ErrInvalidValue, listener, err)
+	var ke *tlsconf.KeyError
+	if !errors.As(err, &ke) {
+		return keyError(listenerPrefix+strings.ToLower(listener)+".ssl.*", "", cause)
+	}
+	name := listenerPrefix + strings.ToLower(listener) + "." + ke.Key
+	v, _, ok := b.ls().lookup(name)
+	if !ok {
+		name = ke.Key
+		v, _, _ = b.ls().lookup(name)
+	}
+	return keyError(name, v, cause)
+}
+
 // resolveSecurity checks every listener's security and the inter-broker
 // client's, so a bad combination fails at start-up, naming the key.
 func (r *resolver) resolveSecurity(b *Broker) {
 	for _, l := range b.Listeners {
 		if _, err := b.Security(l.Name); err != nil {
-			r.errs = append(r.errs, err.(*Error))
+			r.add(err.(*Error))
 			return
 		}
 	}
 	if _, err := b.InterBroker(); err != nil {
-		r.errs = append(r.errs, err.(*Error))
+		r.add(err.(*Error))
 	}
 }

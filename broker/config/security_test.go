@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -79,7 +80,10 @@ func TestSecurityErrors(t *testing.T) {
 		key      string
 		contains string
 	}{
-		"PEM with a key store password":      {map[string]string{"ssl.keystore.password": "x"}, "listener.name.ssl.ssl.*", "only key password may be specified"},
+		"PEM with a key store password":      {map[string]string{"ssl.keystore.password": "x"}, "ssl.keystore.password", "only key password may be specified"},
+		"PEM with a listener's password":     {map[string]string{"listener.name.ssl.ssl.keystore.password": "x"}, "listener.name.ssl.ssl.keystore.password", "only key password may be specified"},
+		"listener's trust store certs":       {map[string]string{"listener.name.sasl_ssl.ssl.truststore.certificates": "-----BEGIN CERTIFICATE-----"}, "listener.name.sasl_ssl.ssl.truststore.certificates", "Both SSL trust store location and separate trust certificates"},
+		"listener's client auth":             {map[string]string{"listener.name.sasl_ssl.ssl.client.auth": "sometimes"}, "listener.name.sasl_ssl.ssl.client.auth", "must be one of"},
 		"inter-broker mechanism not enabled": {map[string]string{"sasl.mechanism.inter.broker.protocol": "PLAIN"}, "sasl.mechanism.inter.broker.protocol", "must be included in sasl.enabled.mechanisms"},
 		"inter-broker credentials missing":   {map[string]string{"listener.name.internal.scram-sha-512.sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required;`}, "listener.name.internal.scram-sha-512.sasl.jaas.config", "username"},
 		"PLAIN without JAAS":                 {map[string]string{"listener.name.sasl_ssl.plain.sasl.jaas.config": ""}, "listener.name.sasl_ssl.plain.sasl.jaas.config", "PlainLoginModule"},
@@ -108,5 +112,23 @@ func TestSecurityErrors(t *testing.T) {
 				t.Fatalf("password in error: %q", ce)
 			}
 		})
+	}
+}
+
+// TestSecurityErrorLocated: a listener's TLS error names the key as the
+// operator wrote it, with its file and line, and the listener, hiding the
+// password; before, it read `listener.name.ssl.ssl.*=""`.
+func TestSecurityErrorLocated(t *testing.T) {
+	for _, key := range []string{"ssl.keystore.password", "listener.name.ssl.ssl.keystore.password"} {
+		p := writeFile(t, "listeners: SSL://127.0.0.1:9093\n"+
+			"inter.broker.listener.name: SSL\n"+
+			"ssl.keystore.type: PEM\n"+
+			"ssl.keystore.location: /etc/kafgo/broker.pem\n"+
+			key+": store-secret\n")
+		_, err := Load(p, nil)
+		want := fmt.Sprintf("config: %s:5: %s=\"[hidden]\": invalid value: listener SSL: ", p, key)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "only key password may be specified") {
+			t.Errorf("%s: error %v\nwant it to start %q", key, err, want)
+		}
 	}
 }

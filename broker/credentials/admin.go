@@ -11,7 +11,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/broker/sasl"
+	"kafgo/internal/scram"
 )
 
 // Deletion removes one mechanism's credential of a user.
@@ -60,7 +60,7 @@ func (s *Store) Alter(ctx context.Context, dels []Deletion, ups []Upsertion) []R
 		invalid[user] = msg
 	}
 	for _, d := range dels {
-		switch _, ok := sasl.ScramByCode(d.Mechanism); {
+		switch _, ok := scram.ByCode(d.Mechanism); {
 		case d.User == "":
 			note(d.User, "Username must not be empty")
 		case !ok:
@@ -68,13 +68,13 @@ func (s *Store) Alter(ctx context.Context, dels []Deletion, ups []Upsertion) []R
 		}
 	}
 	for _, u := range ups {
-		m, ok := sasl.ScramByCode(u.Mechanism)
+		m, ok := scram.ByCode(u.Mechanism)
 		switch {
 		case u.User == "":
 			note(u.User, "Username must not be empty")
 		case !ok:
 			note(u.User, "Unknown SCRAM mechanism")
-		case int(u.Iterations) > sasl.MaxIterations:
+		case int(u.Iterations) > scram.MaxIterations:
 			note(u.User, "Too many iterations")
 		case int(u.Iterations) < m.MinIterations:
 			note(u.User, "Too few iterations")
@@ -133,7 +133,7 @@ func (s *Store) Alter(ctx context.Context, dels []Deletion, ups []Upsertion) []R
 				missing = true
 				break
 			}
-			m, _ := sasl.ScramByCode(d.Mechanism)
+			m, _ := scram.ByCode(d.Mechanism)
 			if _, ok := cfg[m.Name]; !ok {
 				out = append(out, result(user, kerr.ResourceNotFound, "Attempt to delete a user credential that does not exist"))
 				missing = true
@@ -173,13 +173,13 @@ func (s *Store) write(ctx context.Context, user string, dels []Deletion, ups []U
 		}
 		for _, d := range dels {
 			if d.User == user {
-				m, _ := sasl.ScramByCode(d.Mechanism)
+				m, _ := scram.ByCode(d.Mechanism)
 				delete(cfg, m.Name)
 			}
 		}
 		for _, u := range ups {
 			if u.User == user {
-				m, _ := sasl.ScramByCode(u.Mechanism)
+				m, _ := scram.ByCode(u.Mechanism)
 				cfg[m.Name] = m.CredentialFromSalted(u.SaltedPassword, u.Salt, int(u.Iterations)).String()
 			}
 		}
@@ -204,13 +204,13 @@ func (s *Store) write(ctx context.Context, user string, dels []Deletion, ups []U
 		if err := s.announce(ctx, user); err != nil {
 			return err
 		}
-		return s.Refresh(ctx, znode.SanitizeEntity(user))
+		return s.Refresh(ctx, znode.Sanitize(user))
 	}
 	return fmt.Errorf("credentials: %s kept changing while being written", path)
 }
 
 func (s *Store) announce(ctx context.Context, user string) error {
-	note, err := znode.NewConfigChange(znode.ConfigTypeUser, znode.SanitizeEntity(user)).Marshal()
+	note, err := znode.NewConfigChange(znode.ConfigTypeUser, znode.Sanitize(user)).Marshal()
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func (s *Store) Describe(ctx context.Context, users []string) ([]Description, er
 		}
 		var out []Description
 		for _, c := range children {
-			user, err := znode.DesanitizeEntity(c)
+			user, err := znode.Desanitize(c)
 			if err != nil || c == "<default>" {
 				continue
 			}
@@ -311,7 +311,7 @@ func (s *Store) describeOne(ctx context.Context, user string) (Description, bool
 		return Description{User: user, Code: kerr.UnknownServerError.Code, Message: &msg}, true, nil
 	}
 	d := Description{User: user}
-	for _, m := range sasl.ScramMechanisms {
+	for _, m := range scram.Mechanisms {
 		if c, ok := good[m.Name]; ok {
 			d.Infos = append(d.Infos, CredentialInfo{Mechanism: m.Code, Iterations: int32(c.Iterations)})
 		}

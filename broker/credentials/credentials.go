@@ -24,7 +24,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/broker/sasl"
+	"kafgo/internal/scram"
 )
 
 // Store caches every user's SCRAM credentials.
@@ -33,7 +33,7 @@ type Store struct {
 	log  *slog.Logger
 
 	mu    sync.RWMutex
-	users map[string]map[string]sasl.ScramCredential // user -> mechanism -> credential
+	users map[string]map[string]scram.Credential // user -> mechanism -> credential
 }
 
 // New returns an empty Store; call Load.
@@ -41,11 +41,11 @@ func New(store meta.Store, log *slog.Logger) *Store {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Store{meta: store, log: log, users: map[string]map[string]sasl.ScramCredential{}}
+	return &Store{meta: store, log: log, users: map[string]map[string]scram.Credential{}}
 }
 
 // Lookup is a sasl.CredentialLookup.
-func (s *Store) Lookup(mechanism, user string) (sasl.ScramCredential, bool) {
+func (s *Store) Lookup(mechanism, user string) (scram.Credential, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	c, ok := s.users[user][mechanism]
@@ -77,7 +77,7 @@ func (s *Store) Refresh(ctx context.Context, sanitized string) error {
 	if sanitized == "<default>" || sanitized == "" || containsSlash(sanitized) {
 		return nil
 	}
-	user, err := znode.DesanitizeEntity(sanitized)
+	user, err := znode.Desanitize(sanitized)
 	if err != nil {
 		return nil // not a user entity kafgo or Kafka wrote
 	}
@@ -101,14 +101,14 @@ func (s *Store) Refresh(ctx context.Context, sanitized string) error {
 
 // credentialsOf parses the SCRAM credentials of a user's config by
 // mechanism; bad holds the ones that do not parse.
-func credentialsOf(cfg map[string]string) (good map[string]sasl.ScramCredential, bad map[string]error) {
-	good, bad = map[string]sasl.ScramCredential{}, map[string]error{}
-	for _, m := range sasl.ScramMechanisms {
+func credentialsOf(cfg map[string]string) (good map[string]scram.Credential, bad map[string]error) {
+	good, bad = map[string]scram.Credential{}, map[string]error{}
+	for _, m := range scram.Mechanisms {
 		v, ok := cfg[m.Name]
 		if !ok {
 			continue
 		}
-		c, err := sasl.ParseCredential(v)
+		c, err := scram.ParseCredential(v)
 		if err != nil {
 			bad[m.Name] = err
 			continue

@@ -11,6 +11,7 @@ import (
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/sasl"
+	"kafgo/internal/scram"
 )
 
 func openStore(t *testing.T) meta.Store {
@@ -23,9 +24,9 @@ func openStore(t *testing.T) meta.Store {
 	return st
 }
 
-func upsert(t *testing.T, user string, m sasl.ScramMechanism, password string, iterations int) Upsertion {
+func upsert(t *testing.T, user string, m scram.Mechanism, password string, iterations int) Upsertion {
 	t.Helper()
-	salt := []byte(sasl.RandomString())
+	salt := []byte(scram.RandomString())
 	sp, err := m.SaltedPassword(password, salt, iterations)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestAlterAndLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(st, nil)
-	res := s.Alter(ctx, nil, []Upsertion{upsert(t, "alice@x", sasl.SHA256, "pw", 8192), upsert(t, "alice@x", sasl.SHA512, "pw", 4096)})
+	res := s.Alter(ctx, nil, []Upsertion{upsert(t, "alice@x", scram.SHA256, "pw", 8192), upsert(t, "alice@x", scram.SHA512, "pw", 4096)})
 	if len(res) != 1 || res[0].Code != 0 || res[0].User != "alice@x" {
 		t.Fatalf("%+v", res)
 	}
@@ -59,7 +60,7 @@ func TestAlterAndLookup(t *testing.T) {
 		t.Fatal("no credential after alter")
 	}
 	// The stored credential verifies the password it was made from.
-	want, _ := sasl.SHA256.NewCredential("pw", c.Salt, 8192)
+	want, _ := scram.SHA256.NewCredential("pw", c.Salt, 8192)
 	if want.String() != c.String() {
 		t.Fatal("credential does not derive from the salted password")
 	}
@@ -104,8 +105,8 @@ func TestAlterErrors(t *testing.T) {
 	ctx := context.Background()
 	s := New(openStore(t), nil)
 	res := s.Alter(ctx, []Deletion{{"ghost", 1}, {"", 1}, {"m", 9}}, []Upsertion{
-		upsert(t, "few", sasl.SHA256, "pw", 4096), upsert(t, "twice", sasl.SHA256, "pw", 4096), upsert(t, "twice", sasl.SHA256, "pw", 4096),
-		upsert(t, "ok", sasl.SHA512, "pw", 4096),
+		upsert(t, "few", scram.SHA256, "pw", 4096), upsert(t, "twice", scram.SHA256, "pw", 4096), upsert(t, "twice", scram.SHA256, "pw", 4096),
+		upsert(t, "ok", scram.SHA512, "pw", 4096),
 	})
 	res2 := s.Alter(ctx, nil, []Upsertion{{User: "few", Mechanism: 1, Iterations: 100}, {User: "many", Mechanism: 2, Iterations: 20000}})
 	got := map[string]Result{}
@@ -136,7 +137,7 @@ func TestAlterErrors(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	ctx := context.Background()
 	s := New(openStore(t), nil)
-	s.Alter(ctx, nil, []Upsertion{upsert(t, "bob", sasl.SHA512, "pw", 4096), upsert(t, "amy", sasl.SHA256, "pw", 8192), upsert(t, "amy", sasl.SHA512, "pw", 4096)})
+	s.Alter(ctx, nil, []Upsertion{upsert(t, "bob", scram.SHA512, "pw", 4096), upsert(t, "amy", scram.SHA256, "pw", 8192), upsert(t, "amy", scram.SHA512, "pw", 4096)})
 	all, err := s.Describe(ctx, nil)
 	if err != nil || len(all) != 2 || all[0].User != "amy" || len(all[0].Infos) != 2 || all[0].Infos[0] != (CredentialInfo{1, 8192}) || all[1].User != "bob" {
 		t.Fatalf("%+v %v", all, err)

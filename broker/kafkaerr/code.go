@@ -98,7 +98,6 @@ var sentinels = []struct {
 
 	// Authentication and authorization.
 	{acl.ErrInvalid, kerr.InvalidRequest},
-	{sasl.ErrCredential, kerr.SaslAuthenticationFailed},
 	{sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
 	{sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
 	{sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},

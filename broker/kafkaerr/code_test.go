@@ -93,7 +93,6 @@ var sentinelCodes = []struct {
 	{"offsetsrec.ErrUnknownVersion", offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
 	{"txnrec.ErrMalformed", txnrec.ErrMalformed, kerr.UnknownServerError},
 	{"acl.ErrInvalid", acl.ErrInvalid, kerr.InvalidRequest},
-	{"sasl.ErrCredential", sasl.ErrCredential, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrMalformed", sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrSessionExpired", sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
 	{"sasl.ErrUnexpectedRequest", sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},

@@ -8,30 +8,26 @@ import (
 	"strings"
 
 	"github.com/go-zookeeper/zk"
+
+	"kafgo/internal/zkconnect"
 )
 
 // parseConnect splits a zookeeper.connect string, "host:port[,host:port...][/chroot]",
-// into the server list and the chroot ("" for none). As in Kafka and the Java
-// client, the chroot follows the first '/' and applies to every server.
+// into the server list and the chroot ("" for none), as internal/zkconnect
+// reads it (the chroot after the first '/' applies to every server), and
+// checks the chroot is a valid znode path.
 func parseConnect(connect string) (servers []string, chroot string, err error) {
-	hosts := connect
-	if i := strings.IndexByte(connect, '/'); i >= 0 {
-		hosts, chroot = connect[:i], connect[i:]
-		if chroot == "/" {
-			chroot = ""
-		} else if err := ValidatePath(chroot); err != nil {
+	servers, chroot, err = zkconnect.Parse(connect)
+	if errors.Is(err, zkconnect.ErrChroot) {
+		return nil, "", fmt.Errorf("meta: zookeeper.connect %q: %w: %v", connect, ErrInvalidPath, err)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("meta: zookeeper.connect %q: %w", connect, err)
+	}
+	if chroot != "" {
+		if err := ValidatePath(chroot); err != nil {
 			return nil, "", fmt.Errorf("meta: zookeeper.connect %q: chroot: %w", connect, err)
 		}
-	}
-	for _, h := range strings.Split(hosts, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		servers = append(servers, h)
-	}
-	if len(servers) == 0 {
-		return nil, "", fmt.Errorf("meta: zookeeper.connect %q: no servers", connect)
 	}
 	return servers, chroot, nil
 }

@@ -67,5 +67,6 @@
 //
 // with StoredKey = H(HMAC(SaltedPassword, "Client Key")), ServerKey =
 // HMAC(SaltedPassword, "Server Key"), SaltedPassword = PBKDF2-HMAC(password,
-// salt, iterations). Delegation tokens (tokenauth=true) are not supported.
+// salt, iterations) (internal/scram, which the configs tool shares).
+// Delegation tokens (tokenauth=true) are not supported.
 package sasl

@@ -3,6 +3,8 @@ package sasl
 import (
 	"strings"
 	"testing"
+
+	"kafgo/internal/scram"
 )
 
 // FuzzParseClientFirst: any input parses or errors, never panics, and what
@@ -43,24 +45,6 @@ func FuzzParseClientFinal(f *testing.F) {
 	})
 }
 
-// FuzzParseCredential: the stored form parses or errors, and what parses
-// formats back to something that parses equal.
-func FuzzParseCredential(f *testing.F) {
-	f.Add("salt=c2FsdA==,stored_key=AAAA,server_key=AAAA,iterations=4096")
-	f.Add("iterations=1,salt=,stored_key=,server_key=")
-	f.Add("salt=c2FsdA==")
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseCredential(s)
-		if err != nil {
-			return
-		}
-		back, err := ParseCredential(c.String())
-		if err != nil || back.String() != c.String() {
-			t.Fatalf("%q -> %q -> %v", s, c.String(), err)
-		}
-	})
-}
-
 // FuzzSessionTokens feeds arbitrary tokens to every mechanism through
 // SaslAuthenticate: no panic, and no success without the password.
 func FuzzSessionTokens(f *testing.F) {
@@ -87,9 +71,9 @@ func FuzzSessionTokens(f *testing.F) {
 	})
 }
 
-var fuzzCreds = func() map[string]ScramCredential {
-	m := map[string]ScramCredential{}
-	for _, mech := range ScramMechanisms {
+var fuzzCreds = func() map[string]scram.Credential {
+	m := map[string]scram.Credential{}
+	for _, mech := range scram.Mechanisms {
 		c, _ := mech.NewCredential("bob-pw", []byte("salt"), 4096)
 		m[mech.Name] = c
 	}
@@ -100,7 +84,7 @@ func fuzzConfig(t *testing.T) *Config {
 	return &Config{
 		Mechanisms: []string{Plain, ScramSHA256, ScramSHA512},
 		PlainUsers: map[string]string{"alice": "alice-pw"},
-		Scram: func(m, u string) (ScramCredential, bool) {
+		Scram: func(m, u string) (scram.Credential, bool) {
 			c, ok := fuzzCreds[m]
 			return c, ok && u == "bob"
 		},

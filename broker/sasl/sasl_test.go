@@ -10,9 +10,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	fsasl "github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
+	fscram "github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"kafgo/broker/principal"
+	"kafgo/internal/scram"
 )
 
 // TestScramRFC7677 replays the SCRAM-SHA-256 example of RFC 7677 section 3.
@@ -20,11 +21,11 @@ func TestScramRFC7677(t *testing.T) {
 	defer func(f func() string) { serverNonce = f }(serverNonce)
 	serverNonce = func() string { return "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0" }
 	salt, _ := base64.StdEncoding.DecodeString("W22ZaJ0SNY7soEsUEjb6gQ==")
-	cred, err := SHA256.NewCredential("pencil", salt, 4096)
+	cred, err := scram.SHA256.NewCredential("pencil", salt, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &scramServer{mech: SHA256, lookup: func(m, u string) (ScramCredential, bool) { return cred, m == ScramSHA256 && u == "user" }}
+	srv := &scramServer{mech: scram.SHA256, lookup: func(m, u string) (scram.Credential, bool) { return cred, m == ScramSHA256 && u == "user" }}
 	first, done, err := srv.step([]byte("n,,n=user,r=rOprNGfwEbeRWgbNEkqO"))
 	if err != nil || done {
 		t.Fatal(err, done)
@@ -44,36 +45,16 @@ func TestScramRFC7677(t *testing.T) {
 	}
 }
 
-func TestCredentialString(t *testing.T) {
-	c, err := SHA512.NewCredential("secret", []byte("salt"), 4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := c.String()
-	if !strings.HasPrefix(s, "salt=c2FsdA==,stored_key=") || !strings.HasSuffix(s, ",iterations=4096") {
-		t.Fatalf("format %q", s)
-	}
-	back, err := ParseCredential(s)
-	if err != nil || back.String() != s {
-		t.Fatalf("round trip %q %v", back.String(), err)
-	}
-	for _, bad := range []string{"", "salt=AA==", "salt=AA==,stored_key=AA==,server_key=AA==,iterations=x", "salt=!!,stored_key=AA==,server_key=AA==,iterations=1", "junk"} {
-		if _, err := ParseCredential(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 type users struct {
 	plain map[string]string
-	scram map[string]ScramCredential // mech+"/"+user
+	scram map[string]scram.Credential // mech+"/"+user
 }
 
 func testConfig(t *testing.T) *Config {
 	t.Helper()
-	u := users{plain: map[string]string{"alice": "alice-pw"}, scram: map[string]ScramCredential{}}
-	for _, m := range ScramMechanisms {
-		c, err := m.NewCredential("bob-pw", []byte(RandomString()), 4096)
+	u := users{plain: map[string]string{"alice": "alice-pw"}, scram: map[string]scram.Credential{}}
+	for _, m := range scram.Mechanisms {
+		c, err := m.NewCredential("bob-pw", []byte(scram.RandomString()), 4096)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +65,7 @@ func testConfig(t *testing.T) *Config {
 	return &Config{
 		Mechanisms: []string{Plain, ScramSHA256, ScramSHA512},
 		PlainUsers: u.plain,
-		Scram: func(m, user string) (ScramCredential, bool) {
+		Scram: func(m, user string) (scram.Credential, bool) {
 			c, ok := u.scram[m+"/"+user]
 			return c, ok
 		},
@@ -142,12 +123,12 @@ func TestSessionMechanisms(t *testing.T) {
 		{"plain wrong password", plain.Auth{User: "alice", Pass: "nope"}.AsMechanism(), "Authentication failed: Invalid username or password", ""},
 		{"plain unknown user", plain.Auth{User: "mallory", Pass: "x"}.AsMechanism(), "Authentication failed: Invalid username or password", ""},
 		{"plain authzid", plain.Auth{Zid: "admin", User: "alice", Pass: "alice-pw"}.AsMechanism(), "Authentication failed: Client requested an authorization id that is different from username", ""},
-		{"scram-256", scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism(), "", "bob"},
-		{"scram-512", scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism(), "", "bob"},
-		{"scram wrong password", scram.Auth{User: "bob", Pass: "nope"}.AsSha512Mechanism(), generic(ScramSHA512), ""},
-		{"scram unknown user", scram.Auth{User: "mallory", Pass: "x"}.AsSha256Mechanism(), generic(ScramSHA256), ""},
-		{"scram too few iterations", scram.Auth{User: "low", Pass: "low-pw"}.AsSha256Mechanism(), generic(ScramSHA256), ""},
-		{"scram authzid", scram.Auth{Zid: "admin", User: "bob", Pass: "bob-pw"}.AsSha256Mechanism(), "Authentication failed: Client requested an authorization id that is different from username", ""},
+		{"scram-256", fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism(), "", "bob"},
+		{"scram-512", fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism(), "", "bob"},
+		{"scram wrong password", fscram.Auth{User: "bob", Pass: "nope"}.AsSha512Mechanism(), generic(ScramSHA512), ""},
+		{"scram unknown user", fscram.Auth{User: "mallory", Pass: "x"}.AsSha256Mechanism(), generic(ScramSHA256), ""},
+		{"scram too few iterations", fscram.Auth{User: "low", Pass: "low-pw"}.AsSha256Mechanism(), generic(ScramSHA256), ""},
+		{"scram authzid", fscram.Auth{Zid: "admin", User: "bob", Pass: "bob-pw"}.AsSha256Mechanism(), "Authentication failed: Client requested an authorization id that is different from username", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got principal.Principal
@@ -207,7 +188,7 @@ func TestSessionRawTokens(t *testing.T) {
 	if hs := s.Handshake(0, ScramSHA256); hs.ErrorCode != 0 || s.Phase() != PhaseRawToken {
 		t.Fatalf("%+v %s", hs, s.Phase())
 	}
-	mech := scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism()
+	mech := fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism()
 	sess, msg, _ := mech.Authenticate(context.Background(), "b")
 	for s.Phase() == PhaseRawToken {
 		resp, err := s.RawToken(msg)
@@ -246,7 +227,7 @@ func TestSessionReauthentication(t *testing.T) {
 	cfg.ReauthMs = map[string]int64{ScramSHA256: 60_000}
 	var auths []principal.Principal
 	s := NewSession(cfg, func(p principal.Principal) { auths = append(auths, p) })
-	res, _ := run(t, s, scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism())
+	res, _ := run(t, s, fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism())
 	if res.SessionLifetimeMs != 60_000 {
 		t.Fatalf("lifetime %d", res.SessionLifetimeMs)
 	}
@@ -255,7 +236,7 @@ func TestSessionReauthentication(t *testing.T) {
 	}
 	// Re-authenticate before expiry: the session is extended.
 	now = now.Add(50 * time.Second)
-	if res, _ = run(t, s, scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism()); res.ErrorCode != 0 || len(auths) != 2 {
+	if res, _ = run(t, s, fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism()); res.ErrorCode != 0 || len(auths) != 2 {
 		t.Fatalf("reauth: %+v %v", res, auths)
 	}
 	if err := s.Admit(3, now.Add(59*time.Second)); err != nil {
@@ -267,8 +248,8 @@ func TestSessionReauthentication(t *testing.T) {
 
 	// Re-authentication may change neither mechanism nor principal.
 	s = NewSession(cfg, nil)
-	run(t, s, scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism())
-	res, _ = run(t, s, scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism())
+	run(t, s, fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism())
+	res, _ = run(t, s, fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism())
 	if res.ErrorCode != kerr.SaslAuthenticationFailed.Code || *res.ErrorMessage != "SASL mechanism 'SCRAM-SHA-512' requested by client is not supported for re-authentication of mechanism 'SCRAM-SHA-256'" {
 		t.Fatalf("%+v %v", res, *res.ErrorMessage)
 	}
@@ -281,8 +262,8 @@ func TestSessionReauthentication(t *testing.T) {
 	}
 	// A failed re-authentication says so.
 	s = NewSession(cfg, nil)
-	run(t, s, scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism())
-	res, _ = run(t, s, scram.Auth{User: "bob", Pass: "wrong"}.AsSha256Mechanism())
+	run(t, s, fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism())
+	res, _ = run(t, s, fscram.Auth{User: "bob", Pass: "wrong"}.AsSha256Mechanism())
 	if *res.ErrorMessage != "Authentication failed during re-authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256" {
 		t.Fatal(*res.ErrorMessage)
 	}
@@ -313,8 +294,8 @@ func TestParseClientMessages(t *testing.T) {
 // form of librdkafka before 2.6.1 (client nonce repeated in front) is
 // admitted, any other is refused.
 func TestScramNonceChecks(t *testing.T) {
-	cred, _ := SHA256.NewCredential("pw", []byte("salt"), 4096)
-	lookup := func(string, string) (ScramCredential, bool) { return cred, true }
+	cred, _ := scram.SHA256.NewCredential("pw", []byte("salt"), 4096)
+	lookup := func(string, string) (scram.Credential, bool) { return cred, true }
 	for name, tc := range map[string]struct {
 		final func(cnonce, combined string) string
 		ok    bool
@@ -326,7 +307,7 @@ func TestScramNonceChecks(t *testing.T) {
 		"server suffix": {func(c, n string) string { return n[len(c):] }, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := &scramServer{mech: SHA256, lookup: lookup}
+			srv := &scramServer{mech: scram.SHA256, lookup: lookup}
 			first, _, err := srv.step([]byte("n,,n=u,r=cnonce"))
 			if err != nil {
 				t.Fatal(err)
@@ -335,9 +316,9 @@ func TestScramNonceChecks(t *testing.T) {
 			nonce := tc.final("cnonce", combined)
 			without := "c=biws,r=" + nonce
 			auth := "n=u,r=cnonce," + string(first) + "," + without
-			sp, _ := SHA256.SaltedPassword("pw", []byte("salt"), 4096)
-			ck := SHA256.hmac(sp, "Client Key")
-			sig := SHA256.hmac(SHA256.digest(ck), auth)
+			sp, _ := scram.SHA256.SaltedPassword("pw", []byte("salt"), 4096)
+			ck := scram.SHA256.HMAC(sp, "Client Key")
+			sig := scram.SHA256.HMAC(scram.SHA256.Digest(ck), auth)
 			proof := make([]byte, len(ck))
 			for i := range ck {
 				proof[i] = ck[i] ^ sig[i]

@@ -5,36 +5,38 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"strconv"
+
+	"kafgo/internal/scram"
 )
 
 // CredentialLookup returns the stored SCRAM credential of a user for a
 // mechanism; ok is false for an unknown user.
-type CredentialLookup func(mechanism, user string) (cred ScramCredential, ok bool)
+type CredentialLookup func(mechanism, user string) (cred scram.Credential, ok bool)
 
 // serverNonce makes the server's part of the nonce; tests pin it to check
 // RFC 7677's example exchange.
-var serverNonce = RandomString
+var serverNonce = scram.RandomString
 
 // scramServer is the server side of SCRAM-SHA-256/512 (RFC 5802, RFC 7677),
 // with Kafka's checks and messages (ScramSaslServer): the client's nonce
 // must be extended by ours, the proof is verified in constant time, and the
 // final message carries the server signature.
 type scramServer struct {
-	mech   ScramMechanism
+	mech   scram.Mechanism
 	lookup CredentialLookup
 
 	state       int // 0 expect client-first, 1 expect client-final, 2 complete, 3 failed
 	first       ClientFirst
 	serverFirst string
 	nonce       string
-	cred        ScramCredential
+	cred        scram.Credential
 	user        string
 }
 
 func (s *scramServer) step(msg []byte) (resp []byte, done bool, err error) {
 	defer func() {
 		if err != nil {
-			s.state, s.cred = 3, ScramCredential{}
+			s.state, s.cred = 3, scram.Credential{}
 		}
 	}()
 	switch s.state {
@@ -91,7 +93,7 @@ func (s *scramServer) clientFinal(msg []byte) ([]byte, bool, error) {
 		return nil, false, fail("Invalid channel binding in the final client message.")
 	}
 	authMessage := s.first.Bare + "," + s.serverFirst + "," + cf.WithoutProof
-	clientSig := s.mech.hmac(s.cred.StoredKey, authMessage)
+	clientSig := s.mech.HMAC(s.cred.StoredKey, authMessage)
 	if len(cf.Proof) != len(clientSig) {
 		return nil, false, fail("Invalid client credentials")
 	}
@@ -99,11 +101,11 @@ func (s *scramServer) clientFinal(msg []byte) ([]byte, bool, error) {
 	for i := range clientKey {
 		clientKey[i] = cf.Proof[i] ^ clientSig[i]
 	}
-	if !hmac.Equal(s.mech.digest(clientKey), s.cred.StoredKey) {
+	if !hmac.Equal(s.mech.Digest(clientKey), s.cred.StoredKey) {
 		return nil, false, fail("Invalid client credentials")
 	}
-	serverSig := s.mech.hmac(s.cred.ServerKey, authMessage)
-	s.cred, s.state = ScramCredential{}, 2
+	serverSig := s.mech.HMAC(s.cred.ServerKey, authMessage)
+	s.cred, s.state = scram.Credential{}, 2
 	return []byte("v=" + base64.StdEncoding.EncodeToString(serverSig)), true, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/principal"
+	"kafgo/internal/scram"
 )
 
 // DefaultMaxReceiveSize is sasl.server.max.receive.size: the largest frame
@@ -220,10 +221,10 @@ func (s *Session) Handshake(version int16, mechanism string) HandshakeResult {
 }
 
 func (s *Session) newServer(mechanism string) mechServer {
-	if m, ok := ScramByName(mechanism); ok {
+	if m, ok := scram.ByName(mechanism); ok {
 		lookup := s.cfg.Scram
 		if lookup == nil {
-			lookup = func(string, string) (ScramCredential, bool) { return ScramCredential{}, false }
+			lookup = func(string, string) (scram.Credential, bool) { return scram.Credential{}, false }
 		}
 		return &scramServer{mech: m, lookup: lookup}
 	}

@@ -18,10 +18,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	fsasl "github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
+	fscram "github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"kafgo/broker/principal"
 	"kafgo/broker/sasl"
+	"kafgo/internal/scram"
 	"kafgo/internal/testcerts"
 )
 
@@ -188,14 +189,14 @@ func saslListener(t testing.TB, cfg *sasl.Config) (*Server, string) {
 }
 
 func scramConfig(t testing.TB) *sasl.Config {
-	cred, err := sasl.SHA512.NewCredential("bob-pw", []byte("salt"), 4096)
+	cred, err := scram.SHA512.NewCredential("bob-pw", []byte("salt"), 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &sasl.Config{
 		Mechanisms: []string{sasl.Plain, sasl.ScramSHA512},
 		PlainUsers: map[string]string{"alice": "alice-pw"},
-		Scram: func(m, u string) (sasl.ScramCredential, bool) {
+		Scram: func(m, u string) (scram.Credential, bool) {
 			return cred, m == sasl.ScramSHA512 && u == "bob"
 		},
 	}
@@ -208,7 +209,7 @@ func TestSASLListener(t *testing.T) {
 		want string
 	}{
 		{plain.Auth{User: "alice", Pass: "alice-pw"}.AsMechanism(), "User:alice"},
-		{scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism(), "User:bob"},
+		{fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism(), "User:bob"},
 	} {
 		c, err := dialWith(t, &Dialer{SASL: tc.mech}, addr)
 		if err != nil {
@@ -218,12 +219,12 @@ func TestSASLListener(t *testing.T) {
 			t.Fatalf("%s: principal %s", tc.mech.Name(), got)
 		}
 	}
-	_, err := dialWith(t, &Dialer{SASL: scram.Auth{User: "bob", Pass: "wrong"}.AsSha512Mechanism()}, addr)
+	_, err := dialWith(t, &Dialer{SASL: fscram.Auth{User: "bob", Pass: "wrong"}.AsSha512Mechanism()}, addr)
 	if !errors.Is(err, ErrAuthentication) || !errors.Is(err, kerr.SaslAuthenticationFailed) ||
 		!strings.Contains(err.Error(), "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512") {
 		t.Fatalf("wrong password: %v", err)
 	}
-	_, err = dialWith(t, &Dialer{SASL: scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism()}, addr)
+	_, err = dialWith(t, &Dialer{SASL: fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha256Mechanism()}, addr)
 	if !errors.Is(err, kerr.UnsupportedSaslMechanism) {
 		t.Fatalf("disabled mechanism: %v", err)
 	}
@@ -331,13 +332,13 @@ func TestSASLReauthentication(t *testing.T) {
 	cfg := scramConfig(t)
 	cfg.ReauthMs = map[string]int64{sasl.Plain: 400, sasl.ScramSHA512: 400}
 	var auths atomic.Int64
-	cfg.Scram = func(m, u string) (sasl.ScramCredential, bool) {
+	cfg.Scram = func(m, u string) (scram.Credential, bool) {
 		auths.Add(1)
-		c, _ := sasl.SHA512.NewCredential("bob-pw", []byte("salt"), 4096)
+		c, _ := scram.SHA512.NewCredential("bob-pw", []byte("salt"), 4096)
 		return c, m == sasl.ScramSHA512 && u == "bob"
 	}
 	_, addr := saslListener(t, cfg)
-	c, err := dialWith(t, &Dialer{SASL: scram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism()}, addr)
+	c, err := dialWith(t, &Dialer{SASL: fscram.Auth{User: "bob", Pass: "bob-pw"}.AsSha512Mechanism()}, addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,10 @@ func init() { commandGroups = append(commandGroups, newConfigsCommand) }
 
 func newConfigsCommand() *cobra.Command {
 	var (
-		bootstrap, commandConfig, addFile, topic, broker string
-		brokerDefaults                                   bool
-		o                                                configs.Options
-		entities                                         configs.EntityFlags
+		bootstrap, zookeeper, commandConfig, addFile, topic, broker string
+		brokerDefaults                                              bool
+		o                                                           configs.Options
+		entities                                                    configs.EntityFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "configs",
@@ -48,6 +48,23 @@ the password is salted here and only the salted password is sent
 (AlterUserScramCredentials). --describe prints each credential's mechanism
 and iterations, never the secret.
 
+--zookeeper host:port[/chroot] instead of --bootstrap-server writes users'
+SCRAM credentials straight into ZooKeeper, as kafka-configs --zookeeper
+does: the way to create the brokers' own SCRAM user before the first broker
+starts, when the inter-broker listener authenticates with SCRAM. It keeps
+the user's other keys (quotas) and posts a /config/changes notification,
+so running brokers pick the change up too. Only SCRAM keys of one named
+user may be altered; --describe prints every key of a user's znode (or of
+every user), the credentials in their stored, salted form. Kafka's
+deprecation warning comes first, as kafka-configs prints it.
+
+Quotas are rates averaged over Kafka's quota window,
+quota.window.num (11) samples of quota.window.size.seconds (1 s): a client
+is throttled once its average over the window exceeds the quota, so a run
+shorter than the window can go faster than the quota, and a burst after a
+quiet spell passes until the average catches up. To check a quota, measure
+over 40 s or more.
+
 Examples:
   kafgo configs --bootstrap-server localhost:9092 --entity-type topics --entity-name orders --alter --add-config retention.ms=3600000,cleanup.policy=[compact,delete]
   kafgo configs --bootstrap-server localhost:9092 --topic orders --describe
@@ -58,11 +75,13 @@ Examples:
   kafgo configs --bootstrap-server localhost:9092 --entity-type users --entity-name alice --entity-type clients --entity-name c1 --alter --add-config consumer_byte_rate=2097152
   kafgo configs --bootstrap-server localhost:9092 --client-defaults --alter --add-config producer_byte_rate=1048576
   kafgo configs --bootstrap-server localhost:9094 --command-config admin.properties --entity-type users --entity-name alice --alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
-  kafgo configs --bootstrap-server localhost:9092 --entity-type users --describe`,
+  kafgo configs --bootstrap-server localhost:9092 --entity-type users --describe
+  kafgo configs --zookeeper localhost:2181 --alter --add-config 'SCRAM-SHA-512=[password=admin-secret]' --entity-type users --entity-name admin
+  kafgo configs --zookeeper localhost:2181 --describe --entity-type users --entity-name admin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if bootstrap == "" {
-				return errors.New("--bootstrap-server must be specified")
+			if (bootstrap == "") == (zookeeper == "") {
+				return errors.New("Only one of --bootstrap-server or --zookeeper must be specified")
 			}
 			fl := cmd.Flags()
 			if err := entities.Apply(&o, fl); err != nil {
@@ -77,6 +96,12 @@ Examples:
 					return fmt.Errorf("--add-config-file: %w", err)
 				}
 				o.AddFile = string(b)
+			}
+			if zookeeper != "" {
+				if commandConfig != "" {
+					return errors.New("--command-config is only valid with --bootstrap-server")
+				}
+				return configs.RunZooKeeper(cmd.Context(), zookeeper, o, cmd.OutOrStdout())
 			}
 			if err := o.Validate(); err != nil {
 				return err
@@ -95,7 +120,8 @@ Examples:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&bootstrap, "bootstrap-server", "", "REQUIRED: The Kafka servers to connect to.")
+	f.StringVar(&bootstrap, "bootstrap-server", "", "The Kafka servers to connect to (this or --zookeeper is required).")
+	f.StringVar(&zookeeper, "zookeeper", "", "The ZooKeeper connection string, host:port[,host:port][/chroot]: users' SCRAM credentials only, e.g. before the brokers start.")
 	f.StringVar(&commandConfig, "command-config", "", "Property file containing configs to be passed to Admin Client.")
 	entities.Register(f)
 	f.StringVar(&topic, "topic", "", "The topic's name (shortcut for --entity-type topics --entity-name <topic>).")

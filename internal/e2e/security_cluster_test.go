@@ -3,44 +3,28 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/broker/meta/znode"
-	"kafgo/broker/sasl"
 	"kafgo/internal/testcluster"
 	"kafgo/internal/testwait"
 )
 
-// seedScramUser writes a SCRAM-SHA-512 credential to ZooKeeper the way
-// kafka-configs --zookeeper does before a cluster's first start:
-// /config/users/<user> with Kafka's credential string.
-func seedScramUser(t testing.TB, zk *testcluster.ZooKeeper, user, password string) {
-	t.Helper()
-	cred, err := sasl.SHA512.NewCredential(password, []byte(sasl.RandomString()), 4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := znode.EntityConfig{Config: map[string]string{"SCRAM-SHA-512": cred.String()}}.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"/config", "/config/users"} {
-		_, _ = testcluster.ZooKeeperShellE(zk.Connect(), "create", p, "")
-	}
-	testcluster.ZooKeeperShell(t, zk.Connect(), "create", znode.UserConfigPath(user), string(data))
-}
-
 // TestSecurityClusterReplicatesOverSASLSSL: three brokers on ZooKeeper
-// whose inter-broker listener is SASL_SSL with SCRAM-SHA-512 (the brokers'
-// own user seeded in ZooKeeper), clients on SASL_SSL too. Replication,
-// controller requests and ISR changes all cross TLS and SASL: a follower
-// that could not authenticate would never join the ISR. An acks=all
-// producer keeps writing while a broker is killed -9 and restarted; every
-// acknowledged record is read back and the restarted broker rejoins the ISR.
+// whose inter-broker listener is SASL_SSL with SCRAM-SHA-512, clients on
+// SASL_SSL too. The brokers' own SCRAM user is made before any broker runs
+// with kafgo configs --zookeeper, as a Kafka operator makes it with
+// kafka-configs.sh --zookeeper (nothing else could: no broker can serve
+// AlterUserScramCredentials before the brokers can authenticate to each
+// other). Replication, controller requests and ISR changes all cross TLS
+// and SASL: a follower that could not authenticate would never join the
+// ISR. An acks=all producer keeps writing while a broker is killed -9 and
+// restarted; every acknowledged record is read back and the restarted
+// broker rejoins the ISR.
 func TestSecurityClusterReplicatesOverSASLSSL(t *testing.T) {
 	f := newSecFixture(t)
 	cfg := f.brokerTLS()
@@ -57,8 +41,13 @@ func TestSecurityClusterReplicatesOverSASLSSL(t *testing.T) {
 		cfg[k] = v
 	}
 	c := testcluster.Start(t, testcluster.Options{Brokers: 3, ZooKeeper: true, Config: cfg,
-		Listeners:     []testcluster.Listener{{Name: "SASL_SSL", Protocol: "SASL_SSL"}},
-		BeforeBrokers: func(zk *testcluster.ZooKeeper) { seedScramUser(t, zk, "broker", "broker-secret") },
+		Listeners: []testcluster.Listener{{Name: "SASL_SSL", Protocol: "SASL_SSL"}},
+		BeforeBrokers: func(zk *testcluster.ZooKeeper) {
+			out := kafgo(t, "", "configs", "--zookeeper", zk.Connect(), "--alter", "--add-config", "SCRAM-SHA-512=[password=broker-secret]", "--entity-type", "users", "--entity-name", "broker")
+			if !strings.HasSuffix(out, "Completed updating config for entity: user-principal 'broker'.\n") {
+				t.Fatalf("kafgo configs --zookeeper: %q", out)
+			}
+		},
 	})
 	addrs := c.ListenerAddrs("SASL_SSL")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -68,6 +57,10 @@ func TestSecurityClusterReplicatesOverSASLSSL(t *testing.T) {
 	admin := f.props(t, "admin.properties", f.saslSSLProps("PLAIN", "admin", "admin-secret"))
 	kafgo(t, "", "configs", "--bootstrap-server", addrs[0], "--command-config", admin, "--user", "app", "--alter", "--add-config", "SCRAM-SHA-512=[password=app-secret]")
 	app := []kgo.Opt{f.tlsOpt(false), kgo.SASL(scramMech("SCRAM-SHA-512", "app", "app-secret"))}
+	// What the brokers wrote, the ZooKeeper mode reads.
+	if out := kafgo(t, "", "configs", "--zookeeper", c.ZK.Connect(), "--describe", "--entity-type", "users", "--entity-name", "app"); !strings.Contains(out, "Configs for user-principal 'app' are SCRAM-SHA-512=salt=") {
+		t.Fatalf("kafgo configs --zookeeper --describe: %q", out)
+	}
 
 	const topic, parts = "secure-rf3", 3
 	kafgo(t, "", "topics", "--bootstrap-server", addrs[1], "--command-config", admin, "--create", "--topic", topic, "--partitions", fmt.Sprint(parts), "--replication-factor", "3")

@@ -41,6 +41,21 @@ func cfgErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
 }
 
+// KeyError is a settings error caused by one key, which it names (the
+// message, Kafka's, does not always), so a caller that knows where the
+// key was set (a listener override, a properties file) can say so.
+type KeyError struct {
+	Key string // the ssl.* key at fault, e.g. ssl.keystore.password
+	err error  // wraps ErrConfig
+}
+
+func (e *KeyError) Error() string { return e.err.Error() }
+func (e *KeyError) Unwrap() error { return e.err }
+
+func keyErr(key, format string, a ...any) error {
+	return &KeyError{Key: key, err: cfgErr(format, a...)}
+}
+
 // Read collects the ssl.* keys and applies Kafka's consistency rules for
 // PEM stores (DefaultSslEngineFactory, KIP-651).
 func Read(get Getter) (Settings, error) {
@@ -69,13 +84,13 @@ func Read(get Getter) (Settings, error) {
 			s.VerifyHostname = false
 		case "https":
 		default:
-			return s, cfgErr("ssl.endpoint.identification.algorithm %q is not supported (https, or empty to disable)", a)
+			return s, keyErr("ssl.endpoint.identification.algorithm", "ssl.endpoint.identification.algorithm %q is not supported (https, or empty to disable)", a)
 		}
 	}
 	switch s.ClientAuth {
 	case "none", "requested", "required":
 	default:
-		return s, cfgErr("ssl.client.auth %q must be one of required, requested, none", s.ClientAuth)
+		return s, keyErr("ssl.client.auth", "ssl.client.auth %q must be one of required, requested, none", s.ClientAuth)
 	}
 	_, hasKeystorePass := get("ssl.keystore.password")
 	_, hasTruststorePass := get("ssl.truststore.password")
@@ -83,26 +98,26 @@ func Read(get Getter) (Settings, error) {
 		switch t.v {
 		case "PEM", "JKS", "PKCS12":
 		default:
-			return s, cfgErr("%s %s is not supported: use PEM", t.key, t.v)
+			return s, keyErr(t.key, "%s %s is not supported: use PEM", t.key, t.v)
 		}
 	}
 	switch {
 	case s.KeystoreKey != "" && s.KeystoreType != "PEM":
-		return s, cfgErr("SSL private key can be specified only for PEM, but key store type is %s.", s.KeystoreType)
+		return s, keyErr("ssl.keystore.key", "SSL private key can be specified only for PEM, but key store type is %s.", s.KeystoreType)
 	case s.KeystoreKey != "" && s.KeystoreChain == "":
-		return s, cfgErr("SSL private key is specified, but certificate chain is not specified.")
+		return s, keyErr("ssl.keystore.key", "SSL private key is specified, but certificate chain is not specified.")
 	case s.KeystoreKey != "" && s.KeystoreLocation != "":
-		return s, cfgErr("Both SSL key store location and separate private key are specified.")
+		return s, keyErr("ssl.keystore.key", "Both SSL key store location and separate private key are specified.")
 	case s.KeystoreChain != "" && s.KeystoreKey == "":
-		return s, cfgErr("SSL certificate chain is specified, but private key is not specified.")
+		return s, keyErr("ssl.keystore.certificate.chain", "SSL certificate chain is specified, but private key is not specified.")
 	case s.KeystoreType == "PEM" && hasKeystorePass && (s.KeystoreLocation != "" || s.KeystoreKey != ""):
-		return s, cfgErr("SSL key store password cannot be specified with PEM format, only key password may be specified")
+		return s, keyErr("ssl.keystore.password", "SSL key store password cannot be specified with PEM format, only key password may be specified")
 	case s.TruststoreCertificates != "" && s.TruststoreType != "PEM":
-		return s, cfgErr("SSL trust store certs can be specified only for PEM, but trust store type is %s.", s.TruststoreType)
+		return s, keyErr("ssl.truststore.certificates", "SSL trust store certs can be specified only for PEM, but trust store type is %s.", s.TruststoreType)
 	case s.TruststoreCertificates != "" && s.TruststoreLocation != "":
-		return s, cfgErr("Both SSL trust store location and separate trust certificates are specified.")
+		return s, keyErr("ssl.truststore.certificates", "Both SSL trust store location and separate trust certificates are specified.")
 	case s.TruststoreType == "PEM" && hasTruststorePass && (s.TruststoreLocation != "" || s.TruststoreCertificates != ""):
-		return s, cfgErr("SSL trust store password cannot be specified for PEM format.")
+		return s, keyErr("ssl.truststore.password", "SSL trust store password cannot be specified for PEM format.")
 	}
 	return s, nil
 }

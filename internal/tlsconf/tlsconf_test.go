@@ -74,24 +74,34 @@ func TestKeyPairOpenSSL(t *testing.T) {
 	}
 }
 
+// TestReadRules: Kafka's consistency rules for PEM stores, each error
+// naming the key at fault (KeyError) for callers to locate it.
 func TestReadRules(t *testing.T) {
 	for name, tc := range map[string]struct {
-		m    map[string]string
-		want string
+		m         map[string]string
+		key, want string
 	}{
-		"pem keystore password": {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.location": "x", "ssl.keystore.password": "p"}, "only key password may be specified"},
-		"key without chain":     {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.key": "k"}, "certificate chain is not specified"},
-		"chain without key":     {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": "c"}, "private key is not specified"},
-		"key with JKS":          {map[string]string{"ssl.keystore.key": "k", "ssl.keystore.certificate.chain": "c"}, "only for PEM"},
-		"both location and key": {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.key": "k", "ssl.keystore.certificate.chain": "c", "ssl.keystore.location": "x"}, "Both SSL key store location"},
-		"unknown type":          {map[string]string{"ssl.keystore.type": "BKS"}, "not supported"},
-		"bad client auth":       {map[string]string{"ssl.client.auth": "sometimes"}, "ssl.client.auth"},
-		"bad endpoint alg":      {map[string]string{"ssl.endpoint.identification.algorithm": "ldaps"}, "not supported"},
+		"pem keystore password":    {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.location": "x", "ssl.keystore.password": "p"}, "ssl.keystore.password", "only key password may be specified"},
+		"pem truststore password":  {map[string]string{"ssl.truststore.type": "PEM", "ssl.truststore.location": "x", "ssl.truststore.password": "p"}, "ssl.truststore.password", "cannot be specified for PEM"},
+		"key without chain":        {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.key": "k"}, "ssl.keystore.key", "certificate chain is not specified"},
+		"chain without key":        {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": "c"}, "ssl.keystore.certificate.chain", "private key is not specified"},
+		"key with JKS":             {map[string]string{"ssl.keystore.key": "k", "ssl.keystore.certificate.chain": "c"}, "ssl.keystore.key", "only for PEM"},
+		"both location and key":    {map[string]string{"ssl.keystore.type": "PEM", "ssl.keystore.key": "k", "ssl.keystore.certificate.chain": "c", "ssl.keystore.location": "x"}, "ssl.keystore.key", "Both SSL key store location"},
+		"trust certs with JKS":     {map[string]string{"ssl.truststore.certificates": "c"}, "ssl.truststore.certificates", "only for PEM"},
+		"trust location and certs": {map[string]string{"ssl.truststore.type": "PEM", "ssl.truststore.certificates": "c", "ssl.truststore.location": "x"}, "ssl.truststore.certificates", "Both SSL trust store location"},
+		"unknown type":             {map[string]string{"ssl.keystore.type": "BKS"}, "ssl.keystore.type", "not supported"},
+		"unknown trust store type": {map[string]string{"ssl.truststore.type": "BKS"}, "ssl.truststore.type", "not supported"},
+		"bad client auth":          {map[string]string{"ssl.client.auth": "sometimes"}, "ssl.client.auth", "ssl.client.auth"},
+		"bad endpoint alg":         {map[string]string{"ssl.endpoint.identification.algorithm": "ldaps"}, "ssl.endpoint.identification.algorithm", "not supported"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Read(getter(tc.m))
 			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+			var ke *KeyError
+			if !errors.As(err, &ke) || ke.Key != tc.key {
+				t.Fatalf("err %v names key %v, want %s", err, ke, tc.key)
 			}
 		})
 	}

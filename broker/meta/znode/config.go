@@ -2,7 +2,8 @@ package znode
 
 import (
 	"fmt"
-	"strings"
+
+	"kafgo/internal/configznode"
 )
 
 // EntityConfig is /config/<type>/<name> (topics, brokers incl. <default>,
@@ -10,21 +11,15 @@ import (
 //
 //	{"version":1,"config":{"cleanup.policy":"compact","retention.ms":"86400000"}}
 //
-// Keys are written sorted. Topic creation writes an empty config first.
+// Keys are written sorted. Topic creation writes an empty config first. The
+// format is internal/configznode's, which the configs tool shares.
 type EntityConfig struct {
 	Config map[string]string
 }
 
 // Marshal encodes the config; a nil map is written as {}.
 func (c EntityConfig) Marshal() ([]byte, error) {
-	cfg := c.Config
-	if cfg == nil {
-		cfg = map[string]string{}
-	}
-	var o object
-	o.field("version", 1)
-	o.field("config", cfg)
-	out, err := o.bytes()
+	out, err := configznode.MarshalConfig(c.Config)
 	if err != nil {
 		return nil, marshalErr("entity config", err)
 	}
@@ -34,17 +29,11 @@ func (c EntityConfig) Marshal() ([]byte, error) {
 // Unmarshal decodes the config. Non-string values (hand-written znodes)
 // are kept as their JSON text, as Kafka reads them via toString.
 func (c *EntityConfig) Unmarshal(data []byte) error {
-	var v struct {
-		Config map[string]flexString `json:"config"`
+	cfg, err := configznode.ParseConfig(data)
+	if err != nil {
+		return fmt.Errorf("znode: %w", err)
 	}
-	if err := decode("/config/<type>/<name>", data, &v); err != nil {
-		return err
-	}
-	out := make(map[string]string, len(v.Config))
-	for k, val := range v.Config {
-		out[k] = string(val)
-	}
-	c.Config = out
+	c.Config = cfg
 	return nil
 }
 
@@ -72,41 +61,25 @@ func NewConfigChange(entityType, entity string) ConfigChangeNotification {
 // Entity splits EntityPath into the entity type and name (the name may hold
 // further slashes, as "users/<u>/clients/<c>").
 func (n ConfigChangeNotification) Entity() (entityType, name string) {
-	entityType, name, _ = strings.Cut(n.EntityPath, "/")
-	return entityType, name
+	return configznode.SplitEntityPath(n.EntityPath)
 }
 
 // Marshal encodes the version 2 notification.
 func (n ConfigChangeNotification) Marshal() ([]byte, error) {
-	if t, name := n.Entity(); t == "" || name == "" {
-		return nil, marshalErr("config change", fmt.Errorf("entity path %q: want <type>/<name>", n.EntityPath))
+	out, err := configznode.MarshalChange(n.EntityPath)
+	if err != nil {
+		return nil, marshalErr("config change", err)
 	}
-	var o object
-	o.field("version", 2)
-	o.field("entity_path", n.EntityPath)
-	return o.bytes()
+	return out, nil
 }
 
 // Unmarshal decodes versions 1 and 2.
 func (n *ConfigChangeNotification) Unmarshal(data []byte) error {
-	const what = "config change notification"
-	var v struct {
-		Version    int    `json:"version"`
-		EntityPath string `json:"entity_path"`
-		EntityType string `json:"entity_type"`
-		EntityName string `json:"entity_name"`
+	path, err := configznode.ParseChange(data)
+	if err != nil {
+		return fmt.Errorf("znode: %w", err)
 	}
-	if err := decode(what, data, &v); err != nil {
-		return err
-	}
-	switch {
-	case v.Version == 1 && v.EntityType != "" && v.EntityName != "":
-		n.EntityPath = v.EntityType + "/" + v.EntityName
-	case v.Version >= 2 && v.EntityPath != "":
-		n.EntityPath = v.EntityPath
-	default:
-		return parseErr(what, "unsupported %s", data)
-	}
+	n.EntityPath = path
 	return nil
 }
 

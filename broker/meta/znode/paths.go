@@ -1,6 +1,10 @@
 package znode
 
-import "strconv"
+import (
+	"strconv"
+
+	"kafgo/internal/configznode"
+)
 
 // Fixed znode paths of Kafka 2.x (kafka.zk.ZkData).
 const (
@@ -16,8 +20,8 @@ const (
 	DeleteTopicsPath             = "/admin/delete_topics"
 	ReassignPartitionsPath       = "/admin/reassign_partitions"
 	PreferredReplicaElectionPath = "/admin/preferred_replica_election"
-	ConfigPath                   = "/config"
-	ConfigChangesPath            = "/config/changes"
+	ConfigPath                   = configznode.Root
+	ConfigChangesPath            = configznode.ChangesPath
 	IsrChangeNotificationPath    = "/isr_change_notification"
 	LatestProducerIDBlockPath    = "/latest_producer_id_block"
 	LogDirEventNotificationPath  = "/log_dir_event_notification"
@@ -26,7 +30,7 @@ const (
 
 // Name prefixes of the persistent-sequential notification children.
 const (
-	ConfigChangePrefix = "config_change_"
+	ConfigChangePrefix = configznode.ChangePrefix
 	IsrChangePrefix    = "isr_change_"
 	LogDirEventPrefix  = "log_dir_event_"
 )
@@ -34,11 +38,11 @@ const (
 // Config entity types, the second component of /config/<type>/<name>, and
 // the entity name of the cluster-wide broker default.
 const (
-	ConfigTypeTopic     = "topics"
-	ConfigTypeClient    = "clients"
-	ConfigTypeUser      = "users"
-	ConfigTypeBroker    = "brokers"
-	DefaultBrokerEntity = "<default>"
+	ConfigTypeTopic     = configznode.Topics
+	ConfigTypeClient    = configznode.Clients
+	ConfigTypeUser      = configznode.Users
+	ConfigTypeBroker    = configznode.Brokers
+	DefaultBrokerEntity = configznode.DefaultEntity
 )
 
 // PersistentPaths are the znodes a Kafka 2.x broker creates at start-up if
@@ -83,7 +87,7 @@ func DeleteTopicPath(topic string) string { return DeleteTopicsPath + "/" + topi
 
 // EntityConfigPath is /config/<entityType>/<entity>.
 func EntityConfigPath(entityType, entity string) string {
-	return ConfigPath + "/" + entityType + "/" + entity
+	return configznode.Path(entityType, entity)
 }
 
 // TopicConfigPath is /config/topics/<topic>.
@@ -95,7 +99,7 @@ func BrokerConfigPath(broker string) string { return EntityConfigPath(ConfigType
 
 // ConfigChangeSeqPath is the path to Create with PersistentSequential for a
 // config change notification; the store appends the 10-digit counter.
-func ConfigChangeSeqPath() string { return ConfigChangesPath + "/" + ConfigChangePrefix }
+func ConfigChangeSeqPath() string { return configznode.ChangeSeqPath() }
 
 // IsrChangeSeqPath is the PersistentSequential create path for an ISR
 // change notification.

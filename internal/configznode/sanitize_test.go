@@ -1,4 +1,4 @@
-package znode
+package configznode
 
 import "testing"
 
@@ -16,6 +16,9 @@ func TestSanitize(t *testing.T) {
 		{"a/b:c", "a%2Fb%3Ac"},
 		{"\u0001\u0080", "%01%C2%80"},
 		{"<default>", "%3Cdefault%3E"},
+		{"CN=Some characters !@#$%&*()_-+=';:,/~", "CN%3DSome%20characters%20%21%40%23%24%25%26%2A%28%29_-%2B%3D%27%3B%3A%2C%2F%7E"},
+		{"alice@EXAMPLE.COM", "alice%40EXAMPLE.COM"},
+		{"øåæ", "%C3%B8%C3%A5%C3%A6"},
 	} {
 		if got := Sanitize(tc.in); got != tc.want {
 			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)

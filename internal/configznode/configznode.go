@@ -1,0 +1,196 @@
+// Package configznode is the part of Kafka 2.x's ZooKeeper layout where the
+// brokers and the kafka-configs tool meet: the dynamic config znodes and
+// their change notifications (kafka.zk.ConfigEntityZNode,
+// ConfigEntityChangeNotificationSequenceZNode, Sanitizer).
+//
+//	/config/<type>/<sanitized name>           {"version":1,"config":{"k":"v",...}}
+//	/config/changes/config_change_<10 digits> {"version":2,"entity_path":"<type>/<sanitized name>"}
+//
+// Types are topics, clients, users and brokers; <default> names the default
+// entity of a type. Config values are strings, keys written sorted, with no
+// HTML escaping ("<default>" stays as Jackson writes it); a hand-written
+// number value is read as its decimal text. A user's znode holds its SCRAM
+// credentials (SCRAM-SHA-256, SCRAM-SHA-512) and its quotas side by side; a
+// user's client id is users/<u>/clients/<c>. Version 1 notifications
+// ({"version":1,"entity_type":"topics","entity_name":"t"}) are read too.
+//
+// User and client names are sanitized as Kafka's Sanitizer does: the UTF-8
+// bytes URL-encoded as Java's URLEncoder encodes them (letters, digits and
+// ".-_" kept, every other byte %XX in upper-case hex: a space is %20, '*'
+// is %2A), so any principal or client id is a valid znode name.
+//
+// It is a leaf package of pure functions: broker/meta/znode builds on it,
+// and the client-side configs tool uses it without importing the broker.
+package configznode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Paths and names.
+const (
+	Root          = "/config"
+	ChangesPath   = "/config/changes"
+	ChangePrefix  = "config_change_"
+	Topics        = "topics"
+	Clients       = "clients"
+	Users         = "users"
+	Brokers       = "brokers"
+	DefaultEntity = "<default>"
+)
+
+// ErrFormat is wrapped by every parse and marshal error.
+var ErrFormat = errors.New("configznode: bad config znode")
+
+// Path is /config/<entityType>/<entity>, entity already sanitized.
+func Path(entityType, entity string) string { return Root + "/" + entityType + "/" + entity }
+
+// ChangeSeqPath is the path to create persistent-sequential for a change
+// notification; ZooKeeper appends the 10-digit counter.
+func ChangeSeqPath() string { return ChangesPath + "/" + ChangePrefix }
+
+// Sanitize encodes a user principal or client id for a znode name.
+func Sanitize(name string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-', c == '_':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
+
+// Desanitize reverses Sanitize as Java's URLDecoder does ("+" is a space,
+// %XX a byte); a malformed escape is an error.
+func Desanitize(name string) (string, error) {
+	s, err := url.QueryUnescape(name)
+	if err != nil {
+		return "", fmt.Errorf("%w: desanitizing %q: %v", ErrFormat, name, err)
+	}
+	return s, nil
+}
+
+// encode writes v as JSON without HTML escaping and without the trailing
+// newline of json.Encoder; maps come out with sorted keys.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// MarshalConfig encodes an entity's config; nil is written as {}.
+func MarshalConfig(cfg map[string]string) ([]byte, error) {
+	if cfg == nil {
+		cfg = map[string]string{}
+	}
+	body, err := encode(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: marshal entity config: %v", ErrFormat, err)
+	}
+	return append(append([]byte(`{"version":1,"config":`), body...), '}'), nil
+}
+
+// ParseConfig decodes an entity's config. Unknown fields are ignored, as
+// Kafka's parser does; a missing "config" is an empty one.
+func ParseConfig(data []byte) (map[string]string, error) {
+	var v struct {
+		Config map[string]json.RawMessage `json:"config"`
+	}
+	if err := decode("entity config", data, &v); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(v.Config))
+	for k, raw := range v.Config {
+		s, err := configValue(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: entity config %q: %v", ErrFormat, k, err)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+// configValue reads a config value: a string, or a number or null from a
+// hand-written znode, kept as its JSON text ("" for null) as Kafka reads
+// them with toString.
+func configValue(raw json.RawMessage) (string, error) {
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case string(raw) == "null":
+		return "", nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", fmt.Errorf("%s is neither a string nor a number", raw)
+	}
+	return n.String(), nil
+}
+
+// SplitEntityPath splits a notification's entity path into the entity type
+// and name (the name may hold further slashes: users/<u>/clients/<c>).
+func SplitEntityPath(entityPath string) (entityType, name string) {
+	entityType, name, _ = strings.Cut(entityPath, "/")
+	return entityType, name
+}
+
+// MarshalChange encodes the version 2 notification for an entity path,
+// "<type>/<sanitized name>".
+func MarshalChange(entityPath string) ([]byte, error) {
+	if t, name := SplitEntityPath(entityPath); t == "" || name == "" {
+		return nil, fmt.Errorf("%w: config change: entity path %q: want <type>/<name>", ErrFormat, entityPath)
+	}
+	path, err := encode(entityPath)
+	if err != nil {
+		return nil, fmt.Errorf("%w: config change: %v", ErrFormat, err)
+	}
+	return append(append([]byte(`{"version":2,"entity_path":`), path...), '}'), nil
+}
+
+// ParseChange decodes a version 1 or 2 notification into its entity path.
+func ParseChange(data []byte) (string, error) {
+	var v struct {
+		Version    int    `json:"version"`
+		EntityPath string `json:"entity_path"`
+		EntityType string `json:"entity_type"`
+		EntityName string `json:"entity_name"`
+	}
+	if err := decode("config change notification", data, &v); err != nil {
+		return "", err
+	}
+	switch {
+	case v.Version == 1 && v.EntityType != "" && v.EntityName != "":
+		return v.EntityType + "/" + v.EntityName, nil
+	case v.Version >= 2 && v.EntityPath != "":
+		return v.EntityPath, nil
+	}
+	return "", fmt.Errorf("%w: unsupported config change notification %s", ErrFormat, data)
+}
+
+func decode(what string, data []byte, v any) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf("%w: %s: empty data", ErrFormat, what)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrFormat, what, err)
+	}
+	return nil
+}
