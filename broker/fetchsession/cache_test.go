@@ -314,3 +314,33 @@ func TestEviction(t *testing.T) {
 		}
 	})
 }
+
+// Peek says what Respond would send without recording it: a throttled
+// consumer, answered empty, must still get the high watermark change on
+// its next fetch. A throttled answer keeps an incremental session's id and
+// creates none for a full fetch.
+func TestPeekRecordsNothing(t *testing.T) {
+	c := newTestCache(10)
+	id := open(t, c, false, 2, 0)
+	x := c.NewContext(id, 1, false, nil, nil, 1)
+	rs := results(2)
+	rs[1].HighWatermark = 150
+	if send := x.Peek(rs); !slices.Equal(send, []int{1}) {
+		t.Fatalf("peek %v, want [1]", send)
+	}
+	if got := x.ThrottledSessionID(); got != id {
+		t.Fatalf("throttled session id %d, want %d", got, id)
+	}
+	// Answered empty (throttled): the next fetch still sends the change.
+	x = c.NewContext(id, 2, false, nil, nil, 2)
+	if _, send, err := x.Respond(rs, 2); err != nil || !slices.Equal(send, []int{1}) {
+		t.Fatalf("after a throttled answer: send %v err %v, want [1]", send, err)
+	}
+	full := c.NewContext(0, InitialEpoch, false, parts(0), nil, 3)
+	if send := full.Peek(results(1)); !slices.Equal(send, []int{0}) || full.ThrottledSessionID() != InvalidSessionID {
+		t.Fatalf("full fetch: peek %v, throttled id %d", send, full.ThrottledSessionID())
+	}
+	if st := c.Stats(); st.Sessions != 1 {
+		t.Fatalf("a peeked full fetch created a session: %+v", st)
+	}
+}
