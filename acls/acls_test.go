@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"kafgo/internal/cliutil"
 	"kafgo/internal/cliutil/clitest"
 )
 
@@ -157,7 +158,7 @@ func TestUsageErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want %q", tc.o, err, tc.want)
 		}
-		var ce *CommandError
+		var ce *cliutil.CommandError
 		if errors.As(err, &ce) {
 			t.Errorf("%+v: a usage error reported as a command failure (%q)", tc.o, out)
 		}
@@ -168,7 +169,7 @@ func TestUsageErrors(t *testing.T) {
 func TestCommandFailure(t *testing.T) {
 	h := newHarness(t, kfake.EnableACLs()) // and no super user: nobody may alter ACLs
 	out, err := h.run(Options{Add: true, AllowPrincipals: []string{"User:a"}, Topics: []string{"t"}}, "")
-	var ce *CommandError
+	var ce *cliutil.CommandError
 	if !errors.As(err, &ce) || !errors.Is(err, kerr.ClusterAuthorizationFailed) {
 		t.Fatalf("err %v", err)
 	}

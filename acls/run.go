@@ -12,22 +12,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/internal/cliutil"
 )
-
-// CommandError is a failure of the command proper: its line has already
-// been printed Kafka-style on the output.
-type CommandError struct{ Err error }
-
-func (e *CommandError) Error() string { return e.Err.Error() }
-func (e *CommandError) Unwrap() error { return e.Err }
-
-// AlreadyReported tells main not to print the error a second time.
-func (e *CommandError) AlreadyReported() bool { return true }
 
 // Run performs o against the cluster behind cl, writing what
 // kafka-acls.sh prints to out; in answers --remove's confirmations (unless
 // --force). A failure is printed as AclCommand prints it and returned as a
-// *CommandError; usage errors are returned as they are.
+// *cliutil.CommandError; usage errors are returned as they are.
 func Run(ctx context.Context, cl *kgo.Client, o Options, in io.Reader, out io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -56,7 +48,7 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, in io.Reader, out io.Wr
 	}
 	if err != nil {
 		fmt.Fprintf(out, "Error while executing ACL command: %s\n", err)
-		return &CommandError{Err: err}
+		return &cliutil.CommandError{Err: err}
 	}
 	return nil
 }

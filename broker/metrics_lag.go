@@ -74,14 +74,11 @@ func latestOffsetsRequest(tps []partid.TopicPartition) *kmsg.ListOffsetsRequest 
 	req.ReplicaID = -1
 	byTopic := map[string]int{}
 	for _, tp := range tps {
-		i, ok := byTopic[tp.Topic]
-		if !ok {
-			i = len(req.Topics)
-			byTopic[tp.Topic] = i
+		i := partid.TopicSlot(byTopic, tp.Topic, func() {
 			t := kmsg.NewListOffsetsRequestTopic()
 			t.Topic = tp.Topic
 			req.Topics = append(req.Topics, t)
-		}
+		})
 		p := kmsg.NewListOffsetsRequestTopicPartition()
 		p.Partition = tp.Partition
 		p.Timestamp = -1

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -47,11 +46,14 @@ type topicConfigs struct {
 	loadMu    sync.Mutex
 	mu        sync.RWMutex
 	overrides map[string]map[string]string // read-only once stored
-	lastSeq   int64                        // newest notification applied; -1 before the first (they are numbered from 0)
+
+	changes *meta.ChangeListener // /config/changes
 }
 
 func newTopicConfigs(admin *controller.Admin, store meta.Store, broker func() *config.Broker, log *slog.Logger) *topicConfigs {
-	return &topicConfigs{admin: admin, store: store, broker: broker, log: log, overrides: map[string]map[string]string{}, lastSeq: -1}
+	tc := &topicConfigs{admin: admin, store: store, broker: broker, log: log, overrides: map[string]map[string]string{}}
+	tc.changes = meta.NewChangeListener(store, znode.ConfigChangesPath, znode.ConfigChangePrefix, tc.apply)
+	return tc
 }
 
 // read reads a topic's overrides from the store.
@@ -181,95 +183,37 @@ func (tc *topicConfigs) release(topic string) {
 	tc.loadMu.Unlock()
 }
 
-// follow watches /config/changes until ctx ends.
-func (tc *topicConfigs) follow(ctx context.Context) {
-	for ctx.Err() == nil {
-		children, _, ev, err := tc.store.ChildrenW(ctx, znode.ConfigChangesPath)
-		if err != nil {
-			if errors.Is(err, meta.ErrNoNode) {
-				_ = meta.EnsurePath(ctx, tc.store, znode.ConfigChangesPath)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		tc.process(ctx, children)
-		select {
-		case <-ctx.Done():
-			return
-		case <-ev:
-		}
-	}
-}
-
-// process applies notifications newer than the last seen, in sequence order,
-// and removes notifications older than 15 minutes, as Kafka's listener does.
-func (tc *topicConfigs) process(ctx context.Context, children []string) {
-	for _, name := range children {
-		if !strings.HasPrefix(name, znode.ConfigChangePrefix) {
-			continue
-		}
-		seq, err := meta.SequenceNumber(name)
-		if err != nil {
-			continue
-		}
-		path := znode.ConfigChangesPath + "/" + name
-		data, stat, err := tc.store.Get(ctx, path)
-		if err != nil {
-			continue
-		}
-		if time.Since(time.UnixMilli(stat.Ctime)) > 15*time.Minute {
-			_ = tc.store.Delete(ctx, path, -1)
-		}
-		tc.mu.Lock()
-		fresh := seq > tc.lastSeq
-		if fresh {
-			tc.lastSeq = seq
-		}
-		tc.mu.Unlock()
-		if !fresh {
-			continue
-		}
-		note, err := znode.ParseConfigChangeNotification(data)
-		if err != nil {
-			continue
-		}
-		typ, entity := note.Entity()
-		switch typ {
-		case znode.ConfigTypeTopic:
-			if tc.refresh(entity) && tc.onTopic != nil {
-				tc.onTopic(entity)
-			}
-		case znode.ConfigTypeBroker:
-			if tc.onBroker != nil {
-				tc.onBroker(entity)
-			}
-		case znode.ConfigTypeUser, znode.ConfigTypeClient:
-			if tc.onQuota != nil {
-				tc.onQuota(typ, entity)
-			}
-			// A user's own znode also holds its SCRAM credentials; a
-			// user's client-id entity ("alice/clients/c1") does not.
-			if typ == znode.ConfigTypeUser && !strings.Contains(entity, "/") && tc.onUser != nil {
-				tc.onUser(entity)
-			}
-		}
-	}
-}
+// follow applies /config/changes notifications until ctx ends.
+func (tc *topicConfigs) follow(ctx context.Context) { tc.changes.Run(ctx) }
 
 // skipExisting marks the notifications present at start-up as seen: the
 // partitions created here read their configs fresh anyway.
-func (tc *topicConfigs) skipExisting(ctx context.Context) {
-	children, _, err := tc.store.Children(ctx, znode.ConfigChangesPath)
+func (tc *topicConfigs) skipExisting(ctx context.Context) { _ = tc.changes.SkipExisting(ctx) }
+
+// apply acts on one config change notification.
+func (tc *topicConfigs) apply(_ context.Context, _ string, data []byte) {
+	note, err := znode.ParseConfigChangeNotification(data)
 	if err != nil {
 		return
 	}
-	for _, name := range children {
-		if seq, err := meta.SequenceNumber(name); err == nil && seq > tc.lastSeq {
-			tc.lastSeq = seq
+	typ, entity := note.Entity()
+	switch typ {
+	case znode.ConfigTypeTopic:
+		if tc.refresh(entity) && tc.onTopic != nil {
+			tc.onTopic(entity)
+		}
+	case znode.ConfigTypeBroker:
+		if tc.onBroker != nil {
+			tc.onBroker(entity)
+		}
+	case znode.ConfigTypeUser, znode.ConfigTypeClient:
+		if tc.onQuota != nil {
+			tc.onQuota(typ, entity)
+		}
+		// A user's own znode also holds its SCRAM credentials; a
+		// user's client-id entity ("alice/clients/c1") does not.
+		if typ == znode.ConfigTypeUser && !strings.Contains(entity, "/") && tc.onUser != nil {
+			tc.onUser(entity)
 		}
 	}
 }

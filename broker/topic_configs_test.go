@@ -48,7 +48,7 @@ func applyNotifications(t *testing.T, tc *topicConfigs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc.process(ctx, children)
+	tc.changes.Apply(ctx, children)
 }
 
 const defaultRetentionMs = 7 * 24 * 3600 * 1000

@@ -13,18 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/internal/cliutil"
 	"kafgo/internal/javaprops"
 )
-
-// CommandError is a failure of the command proper, already printed on the
-// output as Kafka prints it.
-type CommandError struct{ Err error }
-
-func (e *CommandError) Error() string { return e.Err.Error() }
-func (e *CommandError) Unwrap() error { return e.Err }
-
-// AlreadyReported tells main not to print the error a second time.
-func (e *CommandError) AlreadyReported() bool { return true }
 
 // Run performs o against the cluster behind cl, writing the tool's output
 // to out. args is the command line, quoted in Kafka's error line.
@@ -50,7 +41,7 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, args []string, out io.W
 	}
 	if err != nil {
 		fmt.Fprintf(out, "Error while executing config command with args '%s'\n%s\n", strings.Join(args, " "), err)
-		return &CommandError{Err: err}
+		return &cliutil.CommandError{Err: err}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/cliutil"
+	"kafgo/internal/javanum"
 )
 
 // ConsumerOptions are the flags of `kafgo perf consume`.
@@ -260,8 +261,8 @@ func RunConsumer(ctx context.Context, c *cliutil.Config, o ConsumerOptions, out,
 		}
 	case !o.ShowDetailedStats:
 		fmt.Fprintf(out, "%s, %s, %s, %s, %d, %s, %d, %d, %s, %s\n",
-			sum.StartTime, sum.EndTime, javaFloat(mb, 4), javaFloat(sum.MBPerSec, 4), messages,
-			javaFloat(sum.MessagesPerSec, 4), join, fetchMs, javaFloat(sum.FetchMBPerSec, 4), javaFloat(sum.FetchMessagesPerSec, 4))
+			sum.StartTime, sum.EndTime, javanum.FormatFixed(mb, 4), javanum.FormatFixed(sum.MBPerSec, 4), messages,
+			javanum.FormatFixed(sum.MessagesPerSec, 4), join, fetchMs, javanum.FormatFixed(sum.FetchMBPerSec, 4), javanum.FormatFixed(sum.FetchMessagesPerSec, 4))
 		printMetrics(out, snap)
 	default:
 		printMetrics(out, snap)
@@ -275,14 +276,14 @@ func printProgress(w io.Writer, df *dateFormat, bytes, lastBytes, messages, last
 	elapsedMs := float64(now.Sub(lastReport).Milliseconds())
 	totalMB := float64(bytes) / mib
 	intervalMB := float64(bytes-lastBytes) / mib
-	fmt.Fprintf(w, "%s, %d, %s, %s, %d, %s", df.format(now), 0, javaFloat(totalMB, 4),
-		javaFloat(1000.0*intervalMB/elapsedMs, 4), messages,
-		javaFloat(float64(messages-lastMessages)/elapsedMs*1000.0, 4))
+	fmt.Fprintf(w, "%s, %d, %s, %s, %d, %s", df.format(now), 0, javanum.FormatFixed(totalMB, 4),
+		javanum.FormatFixed(1000.0*intervalMB/elapsedMs, 4), messages,
+		javanum.FormatFixed(float64(messages-lastMessages)/elapsedMs*1000.0, 4))
 	fetchMs := now.Sub(lastReport).Milliseconds() - join.Milliseconds()
 	mbps, mps := 0.0, 0.0
 	if fetchMs > 0 {
 		mbps = 1000.0 * intervalMB / float64(fetchMs)
 		mps = 1000.0 * float64(messages-lastMessages) / float64(fetchMs)
 	}
-	fmt.Fprintf(w, ", %d, %d, %s, %s\n", join.Milliseconds(), fetchMs, javaFloat(mbps, 4), javaFloat(mps, 4))
+	fmt.Fprintf(w, ", %d, %d, %s, %s\n", join.Milliseconds(), fetchMs, javanum.FormatFixed(mbps, 4), javanum.FormatFixed(mps, 4))
 }

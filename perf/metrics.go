@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/javanum"
 )
 
 // clientMetrics counts what kgo's hooks report, for --print-metrics. kgo
@@ -144,6 +146,6 @@ func printMetrics(w io.Writer, metrics map[string]float64) {
 	}
 	fmt.Fprintf(w, "\n%-*s   %s\n", width, "Metric Name", "Value")
 	for _, name := range slices.Sorted(maps.Keys(metrics)) {
-		fmt.Fprintf(w, "%-*s : %s\n", width, name, javaFloat(metrics[name], 3))
+		fmt.Fprintf(w, "%-*s : %s\n", width, name, javanum.FormatFixed(metrics[name], 3))
 	}
 }

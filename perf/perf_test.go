@@ -296,37 +296,6 @@ func TestPercentiles(t *testing.T) {
 	})
 }
 
-func TestJavaFloat(t *testing.T) {
-	cases := []struct {
-		f    float64
-		prec int
-		want string
-	}{
-		{1999.680051, 6, "1999.680051"},
-		{2.675, 2, "2.68"},
-		{0.125, 2, "0.13"},
-		{9.99, 1, "10.0"},
-		{0, 4, "0.0000"},
-		{1.0 / 3, 4, "0.3333"},
-		{-1.25, 1, "-1.3"},
-		{12, 0, "12"},
-	}
-	for _, c := range cases {
-		t.Run(fmt.Sprint(c.f, "/", c.prec), func(t *testing.T) {
-			if got := javaFloat(c.f, c.prec); got != c.want {
-				t.Fatalf("javaFloat(%v, %d) = %q, want %q", c.f, c.prec, got, c.want)
-			}
-		})
-	}
-	inf := 1.0
-	for range 2000 {
-		inf *= 10
-	}
-	if javaFloat(inf, 2) != "Infinity" || javaFloat(inf-inf, 2) != "NaN" {
-		t.Fatal("Java prints Infinity and NaN by name")
-	}
-}
-
 func TestDateFormat(t *testing.T) {
 	ts := time.Date(2023, 7, 12, 15, 17, 10, 576_000_000, time.UTC)
 	cases := []struct{ pattern, want string }{

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"kafgo/internal/javanum"
 )
 
 // maxSamples bounds the latency samples kept, as in Kafka.
@@ -73,8 +75,8 @@ func (s *producerStats) printWindow(now time.Time) {
 	recsPerSec := 1000.0 * float64(s.wCount) / elapsed
 	mbPerSec := 1000.0 * float64(s.wBytes) / elapsed / (1024.0 * 1024.0)
 	fmt.Fprintf(s.out, "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency.\n",
-		s.wCount, javaFloat(recsPerSec, 1), javaFloat(mbPerSec, 2),
-		javaFloat(float64(s.wTotalLat)/float64(s.wCount), 1), javaFloat(float64(s.wMaxLat), 1))
+		s.wCount, javanum.FormatFixed(recsPerSec, 1), javanum.FormatFixed(mbPerSec, 2),
+		javanum.FormatFixed(float64(s.wTotalLat)/float64(s.wCount), 1), javanum.FormatFixed(float64(s.wMaxLat), 1))
 }
 
 // ProducerSummary is the final figures of a run (or of its steady state).
@@ -128,6 +130,6 @@ func percentiles(samples []int32, ps ...float64) []int64 {
 // writeSummary prints the final line.
 func writeSummary(w io.Writer, s ProducerSummary, suffix string) {
 	fmt.Fprintf(w, "%d%s records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.\n",
-		s.Records, suffix, javaFloat(s.RecordsPerSec, 6), javaFloat(s.MBPerSec, 2), javaFloat(s.AvgMs, 2), javaFloat(s.MaxMs, 2),
+		s.Records, suffix, javanum.FormatFixed(s.RecordsPerSec, 6), javanum.FormatFixed(s.MBPerSec, 2), javanum.FormatFixed(s.AvgMs, 2), javanum.FormatFixed(s.MaxMs, 2),
 		s.P50, s.P95, s.P99, s.P999)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/internal/cliutil"
 	"kafgo/internal/cliutil/clitest"
 )
 
@@ -259,9 +260,9 @@ func TestExecuteFailures(t *testing.T) {
 				tc.setup()
 			}
 			out, err := f.run(tc.o)
-			var ce *CommandError
+			var ce *cliutil.CommandError
 			if !errors.As(err, &ce) {
-				t.Fatalf("want a *CommandError, got %v\n%s", err, out)
+				t.Fatalf("want a *cliutil.CommandError, got %v\n%s", err, out)
 			}
 			clitest.Golden(t, tc.golden, []byte(out))
 		})

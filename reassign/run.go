@@ -8,17 +8,9 @@ import (
 	"os"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/cliutil"
 )
-
-// CommandError is a failure of the command proper, already printed on the
-// output the way Kafka prints it.
-type CommandError struct{ Err error }
-
-func (e *CommandError) Error() string { return e.Err.Error() }
-func (e *CommandError) Unwrap() error { return e.Err }
-
-// AlreadyReported tells main not to print the error a second time.
-func (e *CommandError) AlreadyReported() bool { return true }
 
 // terseError is Kafka's TerseException: printed as its bare message, where
 // other failures get an "Error: " prefix.
@@ -30,7 +22,7 @@ func terse(msg string) error { return &terseError{msg: msg} }
 
 // Run performs o against the cluster behind cl, writing the tool's output to
 // out. A failure is printed on out as Kafka prints it and returned as a
-// *CommandError, for exit status 1.
+// *cliutil.CommandError, for exit status 1.
 func Run(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -45,7 +37,7 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
 	} else {
 		fmt.Fprintf(out, "Error: %s\n", err)
 	}
-	return &CommandError{Err: err}
+	return &cliutil.CommandError{Err: err}
 }
 
 func run(ctx context.Context, c *cluster, o Options, out io.Writer) error {

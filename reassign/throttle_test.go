@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kafgo/internal/cliutil"
 	"kafgo/internal/cliutil/clitest"
 )
 
@@ -120,9 +121,9 @@ func TestExecuteThrottleRefused(t *testing.T) {
 		o.ReassignmentJSONFile = writeFile(t, moveFile)
 		o.Throttle = 1000
 	}))
-	var ce *CommandError
+	var ce *cliutil.CommandError
 	if !errors.As(err, &ce) {
-		t.Fatalf("want a *CommandError, got %v\n%s", err, out)
+		t.Fatalf("want a *cliutil.CommandError, got %v\n%s", err, out)
 	}
 	clitest.Golden(t, "execute-throttle-refused.golden", []byte(out))
 	if got := f.received(); len(got) != 0 {

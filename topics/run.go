@@ -11,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/cliutil"
 )
 
 // requestTimeoutMillis is the broker-side timeout sent with CreateTopics,
@@ -19,19 +21,9 @@ const requestTimeoutMillis = 30000
 
 var errInvalidConfig = errors.New(`Invalid topic config: all configs to be added must be in the format "key=val".`)
 
-// CommandError is a failure of the command proper (as opposed to a usage
-// error). Its line has already been printed Kafka-style on the output.
-type CommandError struct{ Err error }
-
-func (e *CommandError) Error() string { return e.Err.Error() }
-func (e *CommandError) Unwrap() error { return e.Err }
-
-// AlreadyReported tells main not to print the error a second time.
-func (e *CommandError) AlreadyReported() bool { return true }
-
 // Run performs o against the cluster behind cl and writes the tool's output
 // to out. Command failures are printed as Kafka prints them and returned as
-// a *CommandError.
+// a *cliutil.CommandError.
 func Run(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -52,7 +44,7 @@ func Run(ctx context.Context, cl *kgo.Client, o Options, out io.Writer) error {
 	}
 	if err != nil {
 		fmt.Fprintf(out, "Error while executing topic command : %s\n", err)
-		return &CommandError{Err: err}
+		return &cliutil.CommandError{Err: err}
 	}
 	return nil
 }

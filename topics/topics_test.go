@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/internal/cliutil"
 	"kafgo/internal/cliutil/clitest"
 )
 
@@ -102,9 +103,9 @@ func TestCreate(t *testing.T) {
 				t.Fatalf("unexpected error %v", err)
 			}
 			if s.wantErr != nil {
-				var ce *CommandError
+				var ce *cliutil.CommandError
 				if !errors.As(err, &ce) || !errors.Is(err, s.wantErr) {
-					t.Fatalf("error %v, want a CommandError wrapping %v", err, s.wantErr)
+					t.Fatalf("error %v, want a cliutil.CommandError wrapping %v", err, s.wantErr)
 				}
 			}
 			transcript.WriteString("$ " + s.name + "\n" + out)
@@ -237,9 +238,9 @@ func TestCommandErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := run(t, cl, c.o)
-			var ce *CommandError
+			var ce *cliutil.CommandError
 			if !errors.As(err, &ce) {
-				t.Fatalf("got %v, want a CommandError", err)
+				t.Fatalf("got %v, want a cliutil.CommandError", err)
 			}
 			if err.Error() != c.want {
 				t.Fatalf("error %q, want %q", err, c.want)

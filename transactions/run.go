@@ -11,16 +11,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/cliutil"
 )
-
-// CommandError is a failure of the command proper, already printed the
-// way Kafka prints it; main exits 1 without printing it again.
-type CommandError struct{ Msg string }
-
-func (e *CommandError) Error() string { return e.Msg }
-
-// AlreadyReported tells main not to print the error a second time.
-func (e *CommandError) AlreadyReported() bool { return true }
 
 // failure prints Kafka's printErrorAndExit line for what failed because
 // of err.
@@ -30,7 +23,7 @@ func failure(errOut io.Writer, what string, err error) error {
 		msg += ": " + javaMessage(err) + "." + " Enable debug logging for additional detail."
 	}
 	fmt.Fprintln(errOut, msg)
-	return &CommandError{Msg: msg}
+	return &cliutil.CommandError{Err: errors.New(msg)}
 }
 
 // javaMessage is what Java's exception message would be: a Kafka error's

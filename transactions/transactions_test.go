@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/internal/cliutil"
 	"kafgo/internal/cliutil/clitest"
 )
 
@@ -136,7 +137,7 @@ func TestListDescribeAndProducers(t *testing.T) {
 	}
 
 	_, stderr, err := f.run(t, Options{Command: CommandDescribe, TransactionalID: "nope"})
-	var ce *CommandError
+	var ce *cliutil.CommandError
 	if !errors.As(err, &ce) || stderr != "Failed to describe transaction state of transactional-id `nope`: The transactionalId could not be found.. Enable debug logging for additional detail.\n" {
 		t.Fatalf("describe unknown: %v %q", err, stderr)
 	}
@@ -180,7 +181,7 @@ func TestFindHangingAndAbort(t *testing.T) {
 		{Options{Command: CommandAbort, Topic: "orders", Partition: i32(0), StartOffset: i64(5)}, "Could not find any open transactions starting at offset 5 on partition orders-0\n"},
 	} {
 		_, stderr, err := f.run(t, tc.o)
-		var ce *CommandError
+		var ce *cliutil.CommandError
 		if !errors.As(err, &ce) || stderr != tc.want {
 			t.Errorf("%+v: %v, stderr %q, want %q", tc.o, err, stderr, tc.want)
 		}

@@ -220,48 +220,31 @@ func (t Topic) RF() int {
 	return rf
 }
 
-// UnderReplicated counts the topic's under-replicated partitions.
-func (t Topic) UnderReplicated() int {
+// count is how many of the topic's partitions satisfy ok.
+func (t Topic) count(ok func(Partition) bool) int {
 	n := 0
 	for _, p := range t.Partitions {
-		if p.UnderReplicated() {
+		if ok(p) {
 			n++
 		}
 	}
 	return n
 }
+
+// UnderReplicated counts the topic's under-replicated partitions.
+func (t Topic) UnderReplicated() int { return t.count(Partition.UnderReplicated) }
 
 // UnderMinISR counts the topic's partitions under min.insync.replicas.
 func (t Topic) UnderMinISR() int {
-	n := 0
-	for _, p := range t.Partitions {
-		if p.UnderMinISR(t.MinISR) {
-			n++
-		}
-	}
-	return n
+	return t.count(func(p Partition) bool { return p.UnderMinISR(t.MinISR) })
 }
 
 // NonPreferred counts the partitions not led by their preferred replica.
-func (t Topic) NonPreferred() int {
-	n := 0
-	for _, p := range t.Partitions {
-		if p.NonPreferred() {
-			n++
-		}
-	}
-	return n
-}
+func (t Topic) NonPreferred() int { return t.count(Partition.NonPreferred) }
 
 // OfflinePartitions counts the partitions without a leader.
 func (t Topic) OfflinePartitions() int {
-	n := 0
-	for _, p := range t.Partitions {
-		if !p.HasLeader() {
-			n++
-		}
-	}
-	return n
+	return t.count(func(p Partition) bool { return !p.HasLeader() })
 }
 
 // MaxLag is the largest known replica lag over the topic.

@@ -9,13 +9,9 @@ import (
 // sparkBlocks are the eight heights of a sparkline cell.
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
-// sparkline draws the last width values, scaled from 0 to their maximum,
-// right-aligned so the newest is always in the last cell; an unknown
-// value is a blank.
-func sparkline(vals []float64, width int) string {
-	if width <= 0 {
-		return ""
-	}
+// window is the last width values and their largest known value (0 when
+// none is known or all are below 0), which a drawing scales to.
+func window(vals []float64, width int) ([]float64, float64) {
 	if len(vals) > width {
 		vals = vals[len(vals)-width:]
 	}
@@ -25,6 +21,17 @@ func sparkline(vals []float64, width int) string {
 			peak = math.Max(peak, v)
 		}
 	}
+	return vals, peak
+}
+
+// sparkline draws the last width values, scaled from 0 to their maximum,
+// right-aligned so the newest is always in the last cell; an unknown
+// value is a blank.
+func sparkline(vals []float64, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	vals, peak := window(vals, width)
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", width-len(vals)))
 	for _, v := range vals {
@@ -48,15 +55,7 @@ func chart(vals []float64, width, height int) []string {
 	if width <= 0 || height <= 0 {
 		return nil
 	}
-	if len(vals) > width {
-		vals = vals[len(vals)-width:]
-	}
-	peak := 0.0
-	for _, v := range vals {
-		if !math.IsNaN(v) {
-			peak = math.Max(peak, v)
-		}
-	}
+	vals, peak := window(vals, width)
 	steps := height * 8
 	lines := make([]strings.Builder, height)
 	for i := range lines {

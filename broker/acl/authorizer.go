@@ -47,7 +47,9 @@ type Authorizer struct {
 
 	mu    sync.Mutex // serialises store updates and cache changes (Kafka's lock)
 	cache atomic.Pointer[map[Pattern]resourceACLs]
-	seen  map[string]int64 // per change directory, the newest notification before Start loaded the cache
+	// changes follow the notification directories, from the newest
+	// notification before Start loaded the cache.
+	changes []*meta.ChangeListener
 }
 
 // New builds an authorizer over the metadata store; Start loads it.

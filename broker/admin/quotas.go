@@ -40,14 +40,6 @@ var (
 		[]string{"type", "user", "client_id"}, nil)
 )
 
-func describeQuotas(ch chan<- *prometheus.Desc) {
-	for _, t := range clientquota.Types {
-		ch <- descQuotaRates[t]
-		ch <- descQuotaThrottle[t]
-	}
-	ch <- descQuotaLimit
-}
-
 func collectQuotas(ch chan<- prometheus.Metric, q *clientquota.Manager) {
 	if q == nil {
 		return

@@ -157,8 +157,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 	// acks 0 and 1 answer at once, acks=-1 too when the ISR already has
 	// every append (a leader alone in it): no wait, no writer goroutine.
 	c.immediate = req.Acks != -1 || s.d.Replicas.AcksDone(results)
-	switch req.Acks {
-	case 0:
+	if req.Acks == 0 {
 		// No response; but a failed acks=0 produce closes the connection so
 		// the client notices, as Kafka does.
 		fill()
@@ -169,12 +168,8 @@ func (s *Server) handleProduce(c *Call) Reply {
 			}
 		}
 		return func() Result { return Result{None: true, Close: failed} }
-	case 1:
-		fill()
-		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
-		return now(resp)
 	}
-	if c.immediate {
+	if c.immediate { // acks=1, or acks=-1 already satisfied
 		fill()
 		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
 		return now(resp)

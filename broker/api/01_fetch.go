@@ -247,14 +247,11 @@ func (s *Server) downConvertedFetch(req *kmsg.FetchRequest, results []replica.Fe
 	resp := req.ResponseKind().(*kmsg.FetchResponse)
 	idx := map[string]int{}
 	for _, r := range results {
-		i, ok := idx[r.TP.Topic]
-		if !ok {
-			i = len(resp.Topics)
-			idx[r.TP.Topic] = i
+		i := partid.TopicSlot(idx, r.TP.Topic, func() {
 			t := kmsg.NewFetchResponseTopic()
 			t.Topic = r.TP.Topic
 			resp.Topics = append(resp.Topics, t)
-		}
+		})
 		p := kmsg.NewFetchResponseTopicPartition()
 		p.Partition = r.TP.Partition
 		p.HighWatermark = r.HighWatermark

@@ -10,6 +10,7 @@ import (
 	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
+	"kafgo/internal/javaprops"
 )
 
 // IncrementalAlterConfigs (key 44), v0-v1 (KIP-339): SET, DELETE, APPEND and
@@ -71,11 +72,11 @@ func applyIncremental(m map[string]string, op kmsg.IncrementalAlterConfigsReques
 		if !isListConfig(op.Name, typ) {
 			return refuse(kerr.InvalidConfig, "Config value append is not allowed for config key: %s", op.Name)
 		}
-		items := splitList(m[op.Name])
+		items := javaprops.List(m[op.Name])
 		if m[op.Name] == "" {
-			items = splitList(defaultOf(op.Name, typ))
+			items = javaprops.List(defaultOf(op.Name, typ))
 		}
-		for _, v := range splitList(val) {
+		for _, v := range javaprops.List(val) {
 			i := indexOf(items, v)
 			if op.Op == 2 && i < 0 {
 				items = append(items, v)
@@ -106,16 +107,6 @@ func defaultOf(name string, typ int8) string {
 	}
 	d, _ := config.LookupDef(name)
 	return d.Default
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func indexOf(xs []string, x string) int {

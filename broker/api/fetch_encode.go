@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 
+	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/wire"
 )
@@ -30,12 +31,9 @@ func encodeFetchResponse(version int16, errorCode int16, sessionID int32, result
 	var groups []group
 	idx := map[string]int{}
 	for i, r := range results {
-		g, ok := idx[r.TP.Topic]
-		if !ok {
-			g = len(groups)
-			idx[r.TP.Topic] = g
+		g := partid.TopicSlot(idx, r.TP.Topic, func() {
 			groups = append(groups, group{topic: r.TP.Topic})
-		}
+		})
 		groups[g].items = append(groups[g].items, i)
 	}
 	e.arrayLen(len(groups), flexible)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"kafgo/broker/sasl"
 	"kafgo/internal/jaas"
 	"kafgo/internal/tlsconf"
 )
@@ -173,7 +174,7 @@ func (b *Broker) Security(listener string) (ListenerSecurity, error) {
 		return ls, keyError("sasl.enabled.mechanisms", mechs, fmt.Errorf("%w: listener %s uses %s but no SASL mechanism is enabled", ErrInvalidValue, listener, proto))
 	}
 	for _, m := range ls.Mechanisms {
-		if m != "PLAIN" && m != "SCRAM-SHA-256" && m != "SCRAM-SHA-512" {
+		if !sasl.IsSupported(m) {
 			return ls, keyError("sasl.enabled.mechanisms", mechs, fmt.Errorf("%w: mechanism %s on listener %s: kafgo supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (GSSAPI/Kerberos and OAUTHBEARER are not supported)", ErrUnsupported, m, listener))
 		}
 	}
@@ -188,7 +189,7 @@ func (b *Broker) Security(listener string) (ListenerSecurity, error) {
 		key := prefix + strings.ToLower(m) + ".sasl.jaas.config"
 		raw, _, ok := b.ls().lookup(key)
 		if !ok {
-			if m == "PLAIN" {
+			if m == sasl.Plain {
 				return ls, keyError(key, "", fmt.Errorf("%w: listener %s enables PLAIN but has no JAAS config: set %s to org.apache.kafka.common.security.plain.PlainLoginModule required user_<name>=\"<password>\" ...;", ErrInvalidValue, listener, key))
 			}
 			continue
@@ -198,14 +199,14 @@ func (b *Broker) Security(listener string) (ListenerSecurity, error) {
 			return ls, keyError(key, raw, invalid(err))
 		}
 		want := jaas.ScramLoginModule
-		if m == "PLAIN" {
+		if m == sasl.Plain {
 			want = jaas.PlainLoginModule
 		}
 		if mod.Class != want {
 			return ls, keyError(key, raw, fmt.Errorf("%w: mechanism %s needs login module %s, not %s", ErrInvalidValue, m, want, mod.Class))
 		}
 		ls.JAAS[m] = mod
-		if m == "PLAIN" {
+		if m == sasl.Plain {
 			ls.PlainUsers = mod.PlainUsers()
 		}
 	}

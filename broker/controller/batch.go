@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/partid"
 )
 
 // Versions of the controller's requests; brokers advertise exactly these.
@@ -139,15 +141,12 @@ func (b *batch) leaderAndISRRequest(target *brokerInfo, parts map[tp]bool) *kmsg
 		if ps == nil || t == nil {
 			continue
 		}
-		i, ok := byTopic[p.Topic]
-		if !ok {
-			i = len(req.TopicStates)
-			byTopic[p.Topic] = i
+		i := partid.TopicSlot(byTopic, p.Topic, func() {
 			ts := kmsg.NewLeaderAndISRRequestTopicState()
 			ts.Topic = p.Topic
 			ts.TopicID = t.id
 			req.TopicStates = append(req.TopicStates, ts)
-		}
+		})
 		s := kmsg.NewLeaderAndISRRequestTopicPartition()
 		s.Topic = p.Topic
 		s.Partition = p.Partition
@@ -212,15 +211,12 @@ func (b *batch) updateMetadataRequest() *kmsg.UpdateMetadataRequest {
 		if t == nil || (ps == nil || !ps.exists) && leader != -2 {
 			return
 		}
-		i, ok := byTopic[p.Topic]
-		if !ok {
-			i = len(req.TopicStates)
-			byTopic[p.Topic] = i
+		i := partid.TopicSlot(byTopic, p.Topic, func() {
 			ts := kmsg.NewUpdateMetadataRequestTopicState()
 			ts.Topic = p.Topic
 			ts.TopicID = t.id
 			req.TopicStates = append(req.TopicStates, ts)
-		}
+		})
 		s := kmsg.NewUpdateMetadataRequestTopicPartition()
 		s.Topic = p.Topic
 		s.Partition = p.Partition
@@ -263,14 +259,11 @@ func (b *batch) stopReplicaRequest(target *brokerInfo, items []stopItem) *kmsg.S
 	req.BrokerEpoch = target.epoch
 	byTopic := map[string]int{}
 	for _, it := range items {
-		i, ok := byTopic[it.p.Topic]
-		if !ok {
-			i = len(req.Topics)
-			byTopic[it.p.Topic] = i
+		i := partid.TopicSlot(byTopic, it.p.Topic, func() {
 			t := kmsg.NewStopReplicaRequestTopic()
 			t.Topic = it.p.Topic
 			req.Topics = append(req.Topics, t)
-		}
+		})
 		s := kmsg.NewStopReplicaRequestTopicPartitionState()
 		s.Partition = it.p.Partition
 		s.LeaderEpoch = -2 // LeaderEpochDuringDelete: skip the epoch check

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/partid"
 )
 
 // AlterPartitionAssignments starts, replaces or cancels (null replicas)
@@ -73,14 +74,11 @@ func (c *Controller) ListPartitionReassignments(ctx context.Context, req *kmsg.L
 		}
 		byTopic := map[string]int{}
 		for _, p := range parts {
-			i, ok := byTopic[p.Topic]
-			if !ok {
-				i = len(resp.Topics)
-				byTopic[p.Topic] = i
+			i := partid.TopicSlot(byTopic, p.Topic, func() {
 				t := kmsg.NewListPartitionReassignmentsResponseTopic()
 				t.Topic = p.Topic
 				resp.Topics = append(resp.Topics, t)
-			}
+			})
 			a := st.partitionAssignment(p)
 			rp := kmsg.NewListPartitionReassignmentsResponseTopicPartition()
 			rp.Partition = p.Partition

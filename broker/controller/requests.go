@@ -7,6 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/partid"
 )
 
 // AlterPartition applies ISR changes proposed by partition leaders
@@ -219,14 +221,11 @@ func (c *Controller) ElectLeaders(ctx context.Context, req *kmsg.ElectLeadersReq
 			if req.Topics == nil && code == kerr.ElectionNotNeeded.Code {
 				continue // an all-partitions election reports only real work
 			}
-			i, ok := byTopic[p.Topic]
-			if !ok {
-				i = len(resp.Topics)
-				byTopic[p.Topic] = i
+			i := partid.TopicSlot(byTopic, p.Topic, func() {
 				t := kmsg.NewElectLeadersResponseTopic()
 				t.Topic = p.Topic
 				resp.Topics = append(resp.Topics, t)
-			}
+			})
 			rp := kmsg.NewElectLeadersResponseTopicPartition()
 			rp.Partition, rp.ErrorCode = p.Partition, code
 			if msg != "" {

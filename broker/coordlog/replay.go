@@ -61,6 +61,17 @@ func Load[V Visitor](r Replayer, p int32, abort <-chan struct{}, fresh func() V)
 	}
 }
 
+// Abort closes ch (a shard's abort channel) unless it is closed already.
+// Callers serialise it per channel: the shard's owner drops the shard from
+// its map, under its lock, before aborting it.
+func Abort(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
 // IsClosed reports whether ch (a shard's abort channel) is closed.
 func IsClosed(ch <-chan struct{}) bool {
 	select {

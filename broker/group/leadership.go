@@ -2,6 +2,8 @@ package group
 
 import (
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/coordlog"
 )
 
 // OnLeadershipChange is the replica manager's hook: when this broker
@@ -56,11 +58,7 @@ func (c *Coordinator) OnLeadershipChange(topic string, partition int32, leader b
 // pending JoinGroup and SyncGroup answers become NOT_COORDINATOR so the
 // members find the new coordinator.
 func (c *Coordinator) unloadShard(sh *shard) {
-	select {
-	case <-sh.abort:
-	default:
-		close(sh.abort)
-	}
+	coordlog.Abort(sh.abort)
 	c.mu.Lock()
 	groups := make([]*group, 0, len(sh.groups))
 	for _, g := range sh.groups {

@@ -91,4 +91,11 @@
 // and disk might then disagree. Calls are serialized; the store is safe for
 // concurrent use, and the zxid, session ids and sequence numbers only grow,
 // also across restarts.
+//
+// # Change notifications
+//
+// ChangeListener follows a directory of sequential notifications
+// (/config/changes, the ACL change directories) as Kafka's
+// ZkNodeChangeNotificationListener does: each new one once, in sequence
+// order, removing those older than NotificationExpiry.
 package meta

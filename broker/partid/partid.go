@@ -74,3 +74,17 @@ func ByTopic(tps []TopicPartition) []Topic {
 	}
 	return out
 }
+
+// TopicSlot is the index of topic's entry in a request's or response's list
+// of topics, built in first-seen order: idx maps the topics added so far to
+// their indexes, and add appends the topic's entry the first time it is
+// seen, so the list must grow only through TopicSlot.
+func TopicSlot(idx map[string]int, topic string, add func()) int {
+	i, ok := idx[topic]
+	if !ok {
+		i = len(idx)
+		idx[topic] = i
+		add()
+	}
+	return i
+}

@@ -45,7 +45,7 @@ func (s *fetchSession) build(req *kmsg.FetchRequest, want []partid.TopicPartitio
 	s.pending = data
 	byTopic := map[string]int{}
 	add := func(tp partid.TopicPartition) {
-		i := topicSlot(byTopic, tp.Topic, func() {
+		i := partid.TopicSlot(byTopic, tp.Topic, func() {
 			t := kmsg.NewFetchRequestTopic()
 			t.Topic = tp.Topic
 			req.Topics = append(req.Topics, t)
@@ -68,25 +68,13 @@ func (s *fetchSession) build(req *kmsg.FetchRequest, want []partid.TopicPartitio
 		if _, ok := data[tp]; ok {
 			continue
 		}
-		i := topicSlot(forgotten, tp.Topic, func() {
+		i := partid.TopicSlot(forgotten, tp.Topic, func() {
 			ft := kmsg.NewFetchRequestForgottenTopic()
 			ft.Topic = tp.Topic
 			req.ForgottenTopics = append(req.ForgottenTopics, ft)
 		})
 		req.ForgottenTopics[i].Partitions = append(req.ForgottenTopics[i].Partitions, tp.Partition)
 	}
-}
-
-// topicSlot is the index of topic's entry in a request's list of topics,
-// calling add to append one the first time (idx maps topics to indexes).
-func topicSlot(idx map[string]int, topic string, add func()) int {
-	i, ok := idx[topic]
-	if !ok {
-		i = len(idx)
-		idx[topic] = i
-		add()
-	}
-	return i
 }
 
 // handle records the answer to the fetch build prepared, and reports

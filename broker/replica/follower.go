@@ -26,14 +26,11 @@ func (f *fetcher) truncate(client *wire.Client, states []fetchState) error {
 			f.finishTruncation(st, -1)
 			continue
 		}
-		i, ok := byTopic[st.p.tp.Topic]
-		if !ok {
-			i = len(req.Topics)
-			byTopic[st.p.tp.Topic] = i
+		i := partid.TopicSlot(byTopic, st.p.tp.Topic, func() {
 			t := kmsg.NewOffsetForLeaderEpochRequestTopic()
 			t.Topic = st.p.tp.Topic
 			req.Topics = append(req.Topics, t)
-		}
+		})
 		rp := kmsg.NewOffsetForLeaderEpochRequestTopicPartition()
 		rp.Partition = st.p.tp.Partition
 		rp.CurrentLeaderEpoch = st.epoch

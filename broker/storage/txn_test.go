@@ -19,21 +19,6 @@ func txn(pid int64, pepoch int16, seq int32, records int) tbatch {
 	return b
 }
 
-// markerBatch is an end-transaction marker as a leader would write it, at
-// base offset base (followers keep it).
-func markerBatch(t testing.TB, base, pid int64, pepoch int16, commit bool, coordEpoch int32) []byte {
-	t.Helper()
-	typ := record.ControlAbort
-	if commit {
-		typ = record.ControlCommit
-	}
-	b, err := record.BuildEndTxnMarker(base, pid, pepoch, typ, coordEpoch, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func mustMarker(t testing.TB, l *Log, pid int64, pepoch int16, commit bool, coordEpoch int32) AppendInfo {
 	t.Helper()
 	info, err := l.AppendEndTxnMarker(pid, pepoch, coordEpoch, commit, 0, false)

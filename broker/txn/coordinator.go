@@ -115,7 +115,7 @@ func (c *Coordinator) Stop() {
 	}
 	c.stopped = true
 	for p, sh := range c.shards {
-		closeOnce(sh.abort)
+		coordlog.Abort(sh.abort)
 		delete(c.shards, p)
 	}
 	c.mu.Unlock()
@@ -131,14 +131,6 @@ func (c *Coordinator) Done() <-chan struct{} { return c.done }
 func (c *Coordinator) Placement() *coordlog.Placement { return c.placement }
 
 func (c *Coordinator) nowMs() int64 { return c.cfg.Now().UnixMilli() }
-
-func closeOnce(ch chan struct{}) {
-	select {
-	case <-ch:
-	default:
-		close(ch)
-	}
-}
 
 // shardFor is the loaded shard of a transactional id, or the coordinator
 // error: NOT_COORDINATOR when another broker leads its partition (or this

@@ -30,7 +30,7 @@ func (c *Coordinator) OnLeadershipChange(topic string, partition int32, leader b
 		// Closing abort also drops its pending markers: the marker
 		// manager forgets jobs of closed shards, and the new leader
 		// resumes them from the log.
-		closeOnce(cur.abort)
+		coordlog.Abort(cur.abort)
 		delete(c.shards, partition)
 		c.logger.Info("unloaded transactions of partition", "partition", partition, "leader_epoch", leaderEpoch)
 	}

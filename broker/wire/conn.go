@@ -237,7 +237,7 @@ func (c *conn) tlsHandshake() bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	stop := context.AfterFunc(ctx, func() {}) // placeholder so stop() below is valid
+	// Shutdown ends a handshake in progress.
 	go func() {
 		select {
 		case <-s.done:
@@ -245,7 +245,6 @@ func (c *conn) tlsHandshake() bool {
 		case <-ctx.Done():
 		}
 	}()
-	stop()
 	if err := tc.HandshakeContext(ctx); err != nil {
 		c.tlsFailed()
 		s.log.Info("wire: closing connection: TLS handshake failed", c.logAttrs("err", err)...)

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"kafgo/internal/cliutil"
+	"kafgo/internal/javaprops"
 	"kafgo/tui"
 )
 
@@ -88,7 +88,7 @@ Examples:
 				return err
 			}
 			defer cl.Close()
-			src := tui.NewLive(cl, tuiList(admin))
+			src := tui.NewLive(cl, javaprops.List(admin))
 			out := cmd.OutOrStdout()
 			color := !noColor && tuiTerminal(out)
 			if color {
@@ -129,14 +129,4 @@ Examples:
 func tuiTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTerminal(f)
-}
-
-func tuiList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

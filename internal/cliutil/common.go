@@ -3,10 +3,11 @@ package cliutil
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"kafgo/internal/javaprops"
 )
 
 // ErrNoBootstrap is the Java client's complaint when no broker is named.
@@ -23,17 +24,6 @@ var compatOnly = []string{
 	"exclude.internal.topics", "allow.auto.create.topics", "interceptor.classes",
 }
 
-// SplitServers splits a --bootstrap-server / bootstrap.servers list.
-func SplitServers(list string) []string {
-	var out []string
-	for _, s := range strings.Split(list, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // defaultRetryBackoff is Java's retry.backoff.ms default.
 const defaultRetryBackoff = 100 * time.Millisecond
 
@@ -43,7 +33,7 @@ const defaultRetryBackoff = 100 * time.Millisecond
 func CommonOpts(c *Config) ([]kgo.Opt, error) {
 	var opts []kgo.Opt
 	bs, _ := c.Get("bootstrap.servers")
-	seeds := SplitServers(bs)
+	seeds := javaprops.List(bs)
 	if len(seeds) == 0 {
 		return nil, ErrNoBootstrap
 	}

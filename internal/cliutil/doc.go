@@ -13,4 +13,7 @@
 // Property names that are accepted only for compatibility (serializer class
 // names and the like) are consumed silently; names nobody reads are reported
 // by Config.Unused so tools can warn as the Java client does.
+//
+// CommandError marks a failure a tool has already printed in Kafka's words,
+// so that main does not print it again.
 package cliutil

@@ -19,17 +19,19 @@
 // ".-_" kept, every other byte %XX in upper-case hex: a space is %20, '*'
 // is %2A), so any principal or client id is a valid znode name.
 //
-// It is a leaf package of pure functions: broker/meta/znode builds on it,
-// and the client-side configs tool uses it without importing the broker.
+// It is a package of pure functions, writing JSON with internal/znodejson:
+// broker/meta/znode builds on it, and the client-side configs tool uses it
+// without importing the broker.
 package configznode
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+
+	"kafgo/internal/znodejson"
 )
 
 // Paths and names.
@@ -82,24 +84,12 @@ func Desanitize(name string) (string, error) {
 	return s, nil
 }
 
-// encode writes v as JSON without HTML escaping and without the trailing
-// newline of json.Encoder; maps come out with sorted keys.
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
 // MarshalConfig encodes an entity's config; nil is written as {}.
 func MarshalConfig(cfg map[string]string) ([]byte, error) {
 	if cfg == nil {
 		cfg = map[string]string{}
 	}
-	body, err := encode(cfg)
+	body, err := znodejson.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: marshal entity config: %v", ErrFormat, err)
 	}
@@ -117,32 +107,13 @@ func ParseConfig(data []byte) (map[string]string, error) {
 	}
 	out := make(map[string]string, len(v.Config))
 	for k, raw := range v.Config {
-		s, err := configValue(raw)
+		s, err := znodejson.Text(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: entity config %q: %v", ErrFormat, k, err)
 		}
 		out[k] = s
 	}
 	return out, nil
-}
-
-// configValue reads a config value: a string, or a number or null from a
-// hand-written znode, kept as its JSON text ("" for null) as Kafka reads
-// them with toString.
-func configValue(raw json.RawMessage) (string, error) {
-	switch {
-	case len(raw) > 0 && raw[0] == '"':
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	case string(raw) == "null":
-		return "", nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return "", fmt.Errorf("%s is neither a string nor a number", raw)
-	}
-	return n.String(), nil
 }
 
 // SplitEntityPath splits a notification's entity path into the entity type
@@ -158,7 +129,7 @@ func MarshalChange(entityPath string) ([]byte, error) {
 	if t, name := SplitEntityPath(entityPath); t == "" || name == "" {
 		return nil, fmt.Errorf("%w: config change: entity path %q: want <type>/<name>", ErrFormat, entityPath)
 	}
-	path, err := encode(entityPath)
+	path, err := znodejson.Marshal(entityPath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: config change: %v", ErrFormat, err)
 	}
@@ -186,10 +157,7 @@ func ParseChange(data []byte) (string, error) {
 }
 
 func decode(what string, data []byte, v any) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return fmt.Errorf("%w: %s: empty data", ErrFormat, what)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := znodejson.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrFormat, what, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package javaprops
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,20 @@ func TestEscapeRoundTrip(t *testing.T) {
 		got, err := Parse(strings.NewReader("k=" + Escape(v) + "\n"))
 		if err != nil || got["k"] != v {
 			t.Errorf("round trip of %q: %q %v", v, got["k"], err)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                    nil,
+		" , ,":                nil,
+		"a":                   {"a"},
+		" host1:9092 ,host2 ": {"host1:9092", "host2"},
+		"a,,b, c ,":           {"a", "b", "c"},
+	} {
+		if got := List(in); !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("List(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -125,9 +125,6 @@ func (srv *Server) Config() *tls.Config {
 // Current returns the material in use now.
 func (srv *Server) Current() *tls.Config { return srv.cur.Load() }
 
-// ClientAuth is the configured ssl.client.auth.
-func (srv *Server) ClientAuth() string { return srv.s.ClientAuth }
-
 func (srv *Server) maybeReload() {
 	now := time.Now().UnixNano()
 	last := srv.lastCheck.Load()

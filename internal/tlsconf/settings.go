@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"kafgo/internal/javaprops"
 )
 
 // Getter returns the value of a Kafka config key and whether it is set: a
@@ -75,8 +77,8 @@ func Read(get Getter) (Settings, error) {
 	s.TruststoreLocation = str("ssl.truststore.location", "")
 	s.TruststoreCertificates, _ = get("ssl.truststore.certificates")
 	s.ClientAuth = strings.ToLower(str("ssl.client.auth", "none"))
-	s.EnabledProtocols = splitCSV(str("ssl.enabled.protocols", "TLSv1.2,TLSv1.3"))
-	s.CipherSuites = splitCSV(str("ssl.cipher.suites", ""))
+	s.EnabledProtocols = javaprops.List(str("ssl.enabled.protocols", "TLSv1.2,TLSv1.3"))
+	s.CipherSuites = javaprops.List(str("ssl.cipher.suites", ""))
 	s.VerifyHostname = true
 	if v, ok := get("ssl.endpoint.identification.algorithm"); ok {
 		switch a := strings.TrimSpace(v); strings.ToLower(a) {
@@ -128,16 +130,6 @@ func (s Settings) HasKeystore() bool { return s.KeystoreLocation != "" || s.Keys
 // HasTruststore reports whether trusted certificates are configured.
 func (s Settings) HasTruststore() bool {
 	return s.TruststoreLocation != "" || s.TruststoreCertificates != ""
-}
-
-func splitCSV(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // readStore reads a store file. JKS and PKCS12 are Java formats kafgo does

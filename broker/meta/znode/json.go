@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"kafgo/internal/znodejson"
 )
 
 // object writes a JSON object with fields in a fixed order and no
@@ -22,7 +24,7 @@ func (o *object) field(name string, v any) {
 	if o.err != nil {
 		return
 	}
-	b, err := encode(v)
+	b, err := znodejson.Marshal(v)
 	if err != nil {
 		o.err = fmt.Errorf("field %q: %w", name, err)
 		return
@@ -51,16 +53,6 @@ func (o *object) bytes() ([]byte, error) {
 	}
 	o.buf.WriteByte('}')
 	return o.buf.Bytes(), nil
-}
-
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // ints encodes a replica list; nil is written as [] (Kafka never writes null).
@@ -133,33 +125,18 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 type flexString string
 
 func (f *flexString) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*f = flexString(s)
-		return nil
+	s, err := znodejson.Text(b)
+	if err != nil {
+		return err
 	}
-	if string(b) == "null" {
-		*f = ""
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("%s is neither a string nor a number", b)
-	}
-	*f = flexString(n.String())
+	*f = flexString(s)
 	return nil
 }
 
 // decode unmarshals a znode's JSON; unknown fields are ignored, as Kafka's
 // parsers do.
 func decode(what string, data []byte, v any) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return fmt.Errorf("znode: parse %s: empty data", what)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := znodejson.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("znode: parse %s: %w", what, err)
 	}
 	return nil
