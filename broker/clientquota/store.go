@@ -1,7 +1,6 @@
 package clientquota
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,9 +38,6 @@ func entityPath(e Entity) string {
 // Kafka's createRecursive leaves /config/users/<u> when only a
 // user/client-id quota was set) holds no configs.
 func parseConfig(data []byte) (map[string]string, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return map[string]string{}, nil
-	}
 	c, err := znode.ParseEntityConfig(data)
 	if err != nil {
 		return nil, err

@@ -150,3 +150,30 @@ func TestDescribe(t *testing.T) {
 		t.Fatalf("%+v", named)
 	}
 }
+
+// Kafka's own kafka-configs --zookeeper leaves /config/users/<u> without
+// data when it sets only a quota of one of the user's client ids. Such a
+// user has no credentials; loading must not fail (a broker that failed here
+// would not start), and a credential can then be added to it.
+func TestUserZnodeWithoutData(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	qdata, _ := znode.EntityConfig{Config: map[string]string{"producer_byte_rate": "1024"}}.Marshal()
+	if err := meta.CreateRecursive(ctx, st, "/config/users/bob/clients/c1", qdata, meta.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := st.Get(ctx, znode.UserConfigPath("bob")); err != nil || len(data) != 0 {
+		t.Fatalf("parent %q, %v: want an empty znode", data, err)
+	}
+	s := New(st, nil)
+	if err := s.Load(ctx); err != nil {
+		t.Fatalf("load with an empty user znode: %v", err)
+	}
+	if _, ok := s.Lookup(sasl.ScramSHA256, "bob"); ok {
+		t.Fatal("credential from an empty znode")
+	}
+	res := s.Alter(ctx, nil, []Upsertion{upsert(t, "bob", scram.SHA256, "pw", 4096)})
+	if len(res) != 1 || res[0].Code != 0 {
+		t.Fatalf("alter: %+v", res)
+	}
+}

@@ -25,6 +25,7 @@
 package configznode
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,12 @@ func MarshalConfig(cfg map[string]string) ([]byte, error) {
 // ParseConfig decodes an entity's config. Unknown fields are ignored, as
 // Kafka's parser does; a missing "config" is an empty one.
 func ParseConfig(data []byte) (map[string]string, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		// An entity znode with no data is an entity without overrides, as
+		// Kafka reads it: its own tools leave /config/users/<u> so when
+		// they set only a quota of one of the user's client ids.
+		return map[string]string{}, nil
+	}
 	var v struct {
 		Config map[string]json.RawMessage `json:"config"`
 	}

@@ -33,7 +33,12 @@ func TestConfigFormat(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, map[string]string{"consumer_byte_rate": "2048", "x": "", "y": "s"}) {
 		t.Errorf("hand-written config = %v, %v", got, err)
 	}
-	for _, bad := range []string{"", "  ", `{"config":`, `{"config":{"k":[1]}}`, `{"config":{"k":{}}}`} {
+	for _, empty := range []string{"", "  \n"} {
+		if got, err := ParseConfig([]byte(empty)); err != nil || got == nil || len(got) != 0 {
+			t.Errorf("ParseConfig(%q) = %v, %v; want an empty config", empty, got, err)
+		}
+	}
+	for _, bad := range []string{`{"config":`, `{"config":{"k":[1]}}`, `{"config":{"k":{}}}`} {
 		if _, err := ParseConfig([]byte(bad)); !errors.Is(err, ErrFormat) {
 			t.Errorf("ParseConfig(%q) = %v, want ErrFormat", bad, err)
 		}
