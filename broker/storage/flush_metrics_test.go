@@ -40,3 +40,29 @@ func TestFlushReportsItsTime(t *testing.T) {
 		t.Fatalf("flush time %v", flushes[len(flushes)-1])
 	}
 }
+
+// With flush.messages=1 every append is made durable by a group-commit
+// sync; those syncs are flushes too, and are timed like the others.
+func TestGroupCommitFlushesAreReported(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	cfg := testConfig()
+	cfg.FlushMessages = 1
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{CleanShutdown: true, OnFlush: func(time.Duration) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+	}})
+	mustAppend(t, l, plain(1, 10, 1000).bytes(), 0) // the first may take the ordered path (new segment)
+	mu.Lock()
+	base := n
+	mu.Unlock()
+	for i := 0; i < 3; i++ {
+		mustAppend(t, l, plain(1, 10, 1000).bytes(), 0)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n-base != 3 {
+		t.Fatalf("%d flushes reported for 3 appends with flush.messages=1", n-base)
+	}
+}

@@ -139,6 +139,7 @@ func (l *Log) flushCovering(need int64) error {
 	l.gcCovers = max(l.gcCovers, target)
 	l.gcMu.Unlock()
 
+	start := time.Now()
 	err := seg.flush()
 	if err == nil {
 		l.mu.Lock()
@@ -147,6 +148,11 @@ func (l *Log) flushCovering(need int64) error {
 			l.lastFlushMs.Store(l.nowMs())
 		}
 		l.mu.Unlock()
+		// Timed like every other flush (LogFlushRateAndTimeMs): with
+		// flush.messages=1 these group-commit syncs are most flushes.
+		if l.onFlush != nil {
+			l.onFlush(time.Since(start))
+		}
 	}
 
 	l.gcMu.Lock()
