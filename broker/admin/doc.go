@@ -71,7 +71,8 @@
 // is hosted here; the total keeps what deleted topics counted.
 //
 // RequestMetrics (request = Kafka's name: Produce, FetchConsumer,
-// FetchFollower, Metadata, OffsetCommit, ...):
+// FetchFollower, Metadata, OffsetCommit, ...; every fetch also counts under
+// request="Fetch", as in Kafka):
 // kafka_network_requestmetrics_requests_total{request,version},
 // kafka_network_requestmetrics_errors_total{request,error} (one per error
 // field of a response — per partition for produce and fetch — NONE

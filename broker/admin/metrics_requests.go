@@ -3,6 +3,8 @@ package admin
 import (
 	"strconv"
 
+	"kafgo/broker/metrics"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -34,7 +36,7 @@ func (c *collector) collectRequests(ch chan<- prometheus.Metric) {
 	if c.src.Metrics == nil {
 		return
 	}
-	for _, r := range c.src.Metrics.Requests.Snapshot() {
+	for _, r := range metrics.WithFetchTotal(c.src.Metrics.Requests.Snapshot()) {
 		for v, n := range r.Versions {
 			ch <- counter(descRequestsPS, n, r.Name, strconv.Itoa(int(v)))
 		}

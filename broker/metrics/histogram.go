@@ -99,6 +99,18 @@ type HistogramSnapshot struct {
 	Sum     time.Duration
 }
 
+// add sums o into s: both use bucketBounds.
+func (s *HistogramSnapshot) add(o HistogramSnapshot) {
+	if s.Buckets == nil {
+		s.Buckets = make([]uint64, len(o.Buckets))
+	}
+	for i := range o.Buckets {
+		s.Buckets[i] += o.Buckets[i]
+	}
+	s.Count += o.Count
+	s.Sum += o.Sum
+}
+
 // Snapshot reads the histogram.
 func (h *Histogram) Snapshot() HistogramSnapshot {
 	s := HistogramSnapshot{Buckets: make([]uint64, len(bucketBounds))}

@@ -205,6 +205,44 @@ func (r *Requests) Snapshot() []RequestSnapshot {
 	return out
 }
 
+// WithFetchTotal adds Kafka's "Fetch" series to snaps: Kafka records every
+// Fetch under "Fetch" as well as under who fetched (RequestChannel's
+// metricNames), so dashboards built on either find theirs. It is the sum of
+// FetchConsumer and FetchFollower, made at read time so the request path
+// records once; exporters call it, summaries that add up every request
+// type do not.
+func WithFetchTotal(snaps []RequestSnapshot) []RequestSnapshot {
+	all := RequestSnapshot{Name: "Fetch", Versions: map[int16]uint64{}, Errors: map[int16]uint64{}}
+	found := false
+	for _, s := range snaps {
+		if s.Name == "FetchConsumer" || s.Name == "FetchFollower" {
+			all.add(s)
+			found = true
+		}
+	}
+	if !found {
+		return snaps
+	}
+	return append(snaps, all)
+}
+
+// add sums o into s (same histogram bounds).
+func (s *RequestSnapshot) add(o RequestSnapshot) {
+	for v, n := range o.Versions {
+		s.Versions[v] += n
+	}
+	for c, n := range o.Errors {
+		s.Errors[c] += n
+	}
+	for _, h := range []struct{ dst, src *HistogramSnapshot }{
+		{&s.TotalTime, &o.TotalTime}, {&s.RequestQueueTime, &o.RequestQueueTime}, {&s.LocalTime, &o.LocalTime},
+		{&s.ResponseQueueTime, &o.ResponseQueueTime}, {&s.RemoteTime, &o.RemoteTime},
+		{&s.ResponseSendTime, &o.ResponseSendTime}, {&s.ThrottleTime, &o.ThrottleTime},
+	} {
+		h.dst.add(*h.src)
+	}
+}
+
 func (r *RequestStats) hasErrors() bool {
 	for i := range r.errors {
 		if r.errors[i].Load() > 0 {
