@@ -311,3 +311,18 @@ func TestMetadataRefreshFollowsRetryBackoff(t *testing.T) {
 		}
 	}
 }
+
+// A record the broker keeps refusing retriably (too few in-sync replicas)
+// fails after Java's delivery.timeout.ms, 120 s, instead of being retried
+// for ever in silence.
+func TestDeliveryTimeoutDefaultsToJava(t *testing.T) {
+	c := conf(nil)
+	c.Set("bootstrap.servers", "127.0.0.1:1")
+	opts, _, err := ProducerOpts(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := newClient(t, opts).OptValue(kgo.RecordDeliveryTimeout); got != 120*time.Second {
+		t.Fatalf("delivery timeout %v, want Java's 120s", got)
+	}
+}

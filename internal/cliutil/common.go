@@ -24,8 +24,11 @@ var compatOnly = []string{
 	"exclude.internal.topics", "allow.auto.create.topics", "interceptor.classes",
 }
 
-// defaultRetryBackoff is Java's retry.backoff.ms default.
-const defaultRetryBackoff = 100 * time.Millisecond
+// Java client defaults that kgo's differ from.
+const (
+	defaultRetryBackoff    = 100 * time.Millisecond // retry.backoff.ms
+	defaultDeliveryTimeout = 120 * time.Second      // delivery.timeout.ms
+)
 
 // CommonOpts maps the properties every Kafka client understands:
 // connection, identity, timeouts and security. bootstrap.servers is

@@ -203,11 +203,17 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 		// Java counts retries after the first try; kgo counts tries.
 		opts = append(opts, kgo.RecordRetries(int(n)+1))
 	}
+	// Java's producer gives up on a record after delivery.timeout.ms
+	// (120 s by default); kgo's default is to retry forever, which left a
+	// tool producing to a partition that can never take its acks (too few
+	// in-sync replicas) silent for good.
+	delivery := defaultDeliveryTimeout
 	if d, ok, err := c.Millis("delivery.timeout.ms"); err != nil {
 		return wrap(err)
 	} else if ok {
-		opts = append(opts, kgo.RecordDeliveryTimeout(d))
+		delivery = d
 	}
+	opts = append(opts, kgo.RecordDeliveryTimeout(delivery))
 	if d, ok, err := c.Millis("max.block.ms"); err != nil {
 		return wrap(err)
 	} else if ok {
