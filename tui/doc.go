@@ -52,7 +52,10 @@
 // reproducible in tests (golden files under testdata, -update rewrites
 // them) and in scripts (kafgo tui --once). Frames hold exactly the window's
 // lines; a list cut to fit says how many rows it left out, and tables leave
-// out their droppable columns (rates, trends) before narrowing names.
+// out their droppable columns (rates, trends) before narrowing names. A
+// number is never cut short (it would read as another number): a table
+// leaves out a numeric column the width would cut, and a line cut at the
+// edge loses the figure there whole, marked "…".
 //
 // Every action runs only after a y/n confirmation that says what it will
 // change; Options.ReadOnly (--read-only) turns them all off.

@@ -25,9 +25,23 @@ func (v *reassignView) listing(e *env) listing {
 			parts[tp{t.Name, p.ID}] = p
 		}
 	}
+	// What a move is (topic, partition, replicas, adding, removing) and
+	// how far it has to go stay at 80 columns; the leader, the throttle
+	// mark (the summary line names the throttles) and the ISR go first,
+	// and of the two progress figures the one in offsets, unless the
+	// bytes are unknown (DescribeLogDirs failed).
+	bytesKnown := false
+	for _, m := range r.Moves {
+		bytesKnown = bytesKnown || m.BytesLeft >= 0
+	}
+	offsetsDrop, bytesDrop := 5, 0
+	if !bytesKnown {
+		offsetsDrop, bytesDrop = 0, 5
+	}
 	cols := []column{{title: "TOPIC", flex: true}, {title: "PARTITION", right: true}, {title: "REPLICAS", flex: true},
-		{title: "ADDING", flex: true}, {title: "REMOVING", flex: true}, {title: "LEADER", right: true}, {title: "ISR", flex: true},
-		{title: "THROTTLED"}, {title: "OFFSETS-LEFT", right: true}, {title: "BYTES-LEFT", right: true}}
+		{title: "ADDING", flex: true}, {title: "REMOVING", flex: true}, {title: "LEADER", right: true, drop: 4},
+		{title: "ISR", flex: true, drop: 2}, {title: "THROTTLED", drop: 3},
+		{title: "OFFSETS-LEFT", right: true, drop: offsetsDrop}, {title: "BYTES-LEFT", right: true, drop: bytesDrop}}
 	var rows []row
 	for _, m := range r.Moves {
 		p := parts[tp{m.Topic, m.Partition}]
