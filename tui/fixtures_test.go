@@ -291,3 +291,21 @@ func emptyGroup() *Snapshot {
 	}
 	return s
 }
+
+// noAdmin is healthy as a cluster without --admin shows it: no admin
+// endpoint, so no follower log end offsets (the leaders' own come from
+// ListOffsets), no controller epoch, no byte counters.
+func noAdmin() *Snapshot {
+	s := healthy()
+	s.NoAdmin = true
+	s.Controller.Epoch = -1
+	for i := range s.Brokers {
+		s.Brokers[i].Admin = ""
+	}
+	for ti := range s.Topics {
+		for pi := range s.Topics[ti].Partitions {
+			s.Topics[ti].Partitions[pi].ReplicaLEOs = nil
+		}
+	}
+	return s
+}

@@ -173,8 +173,16 @@ func (m Model) headerParts() (health, totals []string) {
 			totals = append(totals, "lag "+siCount(v))
 		}
 	}
+	if s.NoAdmin {
+		// Said once, here, rather than a "-" left unexplained in
+		// every view.
+		totals = append(totals, st.warn.Render(noAdminNote))
+	}
 	return nonEmpty(health), nonEmpty(totals)
 }
+
+// noAdminNote says why follower lag and byte rates show as "-".
+const noAdminNote = "no --admin: follower lag, bytes unknown"
 
 // wrapParts joins parts with " · " on as many lines of width w as they
 // need, one at least.

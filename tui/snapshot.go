@@ -24,6 +24,10 @@ type Snapshot struct {
 	// making the rest useless (an unreachable admin endpoint, a group that
 	// could not be described).
 	Warnings []string
+	// NoAdmin is set when no admin endpoint was given (--admin): what
+	// only they know (followers' log end offsets and lag, byte rates,
+	// the controller epoch) is unknown, and the header says why.
+	NoAdmin bool
 }
 
 // Controller is the active controller as the cluster reports it.
@@ -189,19 +193,29 @@ func (p Partition) ReplicaLag(id int32) (int64, bool) {
 	return lead - leo, true
 }
 
-// MaxLag is the largest known replica lag of the partition.
+// MaxLag is the largest lag of the partition's followers behind its
+// leader. Only the admin endpoints know the followers' log end offsets
+// (ReplicaLEOs; the leader's own, which ListOffsets gives, says nothing
+// about them), so it is unknown unless they reported the partition and
+// every follower not offline has a known log end offset.
 func (p Partition) MaxLag() (int64, bool) {
-	var max int64
-	known := false
+	if !p.HasLeader() || len(p.ReplicaLEOs) == 0 {
+		return 0, false
+	}
+	var lag int64
 	for _, r := range p.Replicas {
-		if l, ok := p.ReplicaLag(r); ok {
-			if !known || l > max {
-				max = l
-			}
-			known = true
+		if r == p.Leader {
+			continue
+		}
+		l, ok := p.ReplicaLag(r)
+		switch {
+		case ok:
+			lag = max(lag, l)
+		case !p.IsOffline(r):
+			return 0, false
 		}
 	}
-	return max, known
+	return lag, true
 }
 
 // IsOffline reports whether replica id is listed as offline.

@@ -160,6 +160,11 @@ func workbenchCases() []workbenchCase {
 			acts: []string{"elect payments[1]"}},
 		// Warnings, probes, help.
 		{name: "warnings", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("w")},
+		// Without --admin: every figure only the admin endpoints know
+		// is "-", and the header says why, once.
+		{name: "no-admin-brokers", snaps: func() []*Snapshot { return []*Snapshot{noAdmin(), noAdmin()} }, opt: Options{View: ViewBrokers},
+			want: []string{"MaxFollowerLag:         -", "ControllerEpoch:        -", noAdminNote}},
+		{name: "no-admin-topics", snaps: one(noAdmin), opt: Options{View: ViewTopics}},
 		{name: "unreachable-brokers", snaps: one(healthy), opt: Options{View: ViewBrokers}, msgs: []tea.Msg{unreachable}, keys: keys("G"),
 			want: []string{"Broker 3 (admin kafka-3.example:9644) is unreachable since 09:30:15: connect: connection refused"}},
 		{name: "unreachable-warnings", snaps: one(healthy), opt: Options{View: ViewBrokers}, msgs: []tea.Msg{unreachable}, keys: keys("w")},
