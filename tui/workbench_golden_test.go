@@ -118,6 +118,18 @@ func workbenchCases() []workbenchCase {
 					{Offset: 1201, Timestamp: fixedTime, Key: []byte("k"), KeySize: 1, Value: []byte("new two"), ValueSize: 7},
 				}}
 			}, want: []string{"following"}},
+		// The browser's filter: on the loaded records' keys, values and
+		// headers; paging past the first match reads older records and
+		// filters them too.
+		{name: "browser-filter", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "/", typed("customer-3"), "enter"),
+			want: []string{`filter "customer-3": 14 of the 100 records loaded match`, ">   1193"}},
+		{name: "browser-filter-older", snaps: one(healthy), opt: Options{View: ViewTopics},
+			keys: keys("m", "/", typed("customer-3"), "enter", "g", "up"),
+			want: []string{"200 records 1000–1199", `filter "customer-3": 28 of the 200 records loaded match`, ">   1095"}},
+		{name: "browser-filter-header", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "/", typed("T-1150"), "enter"),
+			want: []string{`filter "T-1150": 1 of the 100 records loaded match`}},
+		{name: "browser-filter-none", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "/", typed("nowhere"), "enter"),
+			want: []string{`no loaded record matches "nowhere"`}},
 		{name: "record-json", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "k", "k", "d", "enter")},
 		{name: "record-hex", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "k", "d", "d", "enter")},
 		{name: "browser-from-group", snaps: one(emptyGroup), opt: Options{View: ViewGroups}, keys: keys("enter", "enter"),
