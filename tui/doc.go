@@ -34,10 +34,11 @@
 //
 // # Rates
 //
-// Rates are deltas between consecutive snapshots (trends): records in per
+// Rates are deltas between snapshots (trends): records in per
 // partition, topic, broker and cluster from high watermarks, which any
 // Kafka serves; records consumed per topic and group from committed
-// offsets; bytes in and out from the admin endpoints' counters; and lag as
+// offsets, between the commits seen to change (a consumer commits less
+// often than the view refreshes); bytes in and out from the admin endpoints' counters; and lag as
 // sampled. Every series keeps trendLen samples, and only for what the
 // latest snapshot holds.
 //

@@ -367,12 +367,49 @@ func (m Model) helpBody(w, h int) []string {
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
+	lines = append(lines, "", m.st.header.Render("Where the figures come from"))
+	for _, n := range figureNotes {
+		for i, l := range wordWrap(n, max(10, w-4)) {
+			if i == 0 {
+				lines = append(lines, "  "+l)
+			} else {
+				lines = append(lines, "    "+l)
+			}
+		}
+	}
 	top := min(m.helpTop, max(0, len(lines)-h+1))
 	if len(lines) > h {
 		shown := lines[top:min(len(lines), top+h-1)]
 		return fitAll(append(append([]string{}, shown...), m.st.dim.Render(moreLine(top, len(lines)-top-len(shown))+" (j/k to scroll)")), w)
 	}
 	return fitAll(lines, w)
+}
+
+// figureNotes close the help overlay: how the rates are measured, and
+// what needs the admin endpoints.
+var figureNotes = []string{
+	"REC-IN/s: high watermark deltas between refreshes, from any Kafka.",
+	fmt.Sprintf("CONSUMED/s, REC-OUT/s: committed offsets, between the commits seen to change (over up to %s), so they follow a consumer's commits (auto.commit.interval.ms), not each record it reads.", commitWindow),
+	"Follower LEOs and lag, bytes in/out, the controller epoch: the brokers' admin endpoints (--admin); \"-\" without them.",
+}
+
+// wordWrap breaks s at blanks into lines of at most w cells; a word
+// longer than w gets a line of its own (and is cut when drawn).
+func wordWrap(s string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+	}
+	return append(lines, cur)
 }
 
 func firstLine(s string) string {
