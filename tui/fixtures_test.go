@@ -273,9 +273,18 @@ func reassigning() *Snapshot {
 			{Topic: "payments", Partition: 0, Replicas: []int32{3, 1, 2}, Adding: []int32{1}, Removing: []int32{2}, Throttled: true, BytesLeft: 3 << 20},
 			{Topic: "payments", Partition: 1, Replicas: []int32{3, 1, 2}, Adding: []int32{2}, Removing: []int32{1}, Throttled: true, BytesLeft: 0},
 		},
-		Throttles: []BrokerThrottle{{Broker: 1, Leader: 10 << 20, Follower: 10 << 20}, {Broker: 2, Leader: 10 << 20, Follower: -1}},
+		Throttles:       []BrokerThrottle{{Broker: 1, Leader: 10 << 20, Follower: 10 << 20}, {Broker: 2, Leader: 10 << 20, Follower: -1}},
+		ThrottledTopics: []string{"payments"},
 	}
 	s.Normalize()
+	return s
+}
+
+// reassigned is reassigning once the moves are done but before anyone
+// ran --verify: the throttles are still set.
+func reassigned() *Snapshot {
+	s := reassigning()
+	s.Reassignments.Moves = nil
 	return s
 }
 

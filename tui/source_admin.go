@@ -117,11 +117,7 @@ func mergeAdmin(s *Snapshot, reports []adminReport) {
 		}
 	}
 	if len(without) > 0 {
-		who := "broker " + ids(without)
-		if len(without) > 1 {
-			who = "brokers " + ids(without)
-		}
-		s.Warnings = append(s.Warnings, "no admin endpoint answered for "+who+
+		s.Warnings = append(s.Warnings, "no admin endpoint answered for "+namedIDs("broker", "brokers", without)+
 			": follower lag of the partitions led there, and byte rates, unknown")
 	}
 	for i := range s.Brokers {

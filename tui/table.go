@@ -61,6 +61,14 @@ func ids(v []int32) string {
 	return strings.Join(s, ",")
 }
 
+// namedIDs is "broker 1" or "brokers 1,2,3".
+func namedIDs(one, many string, v []int32) string {
+	if len(v) == 1 {
+		return one + " " + ids(v)
+	}
+	return many + " " + ids(v)
+}
+
 // column describes a table column.
 type column struct {
 	title string

@@ -101,6 +101,10 @@ func workbenchCases() []workbenchCase {
 		{name: "page-broker-partition", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("enter", "j", "enter")},
 		// Reassignments.
 		{name: "reassignments", snaps: one(reassigning), opt: Options{View: ViewReassignments}},
+		// Done, but the throttles are left: they still cap replication.
+		{name: "reassignments-leftover-throttle", snaps: one(reassigned), opt: Options{View: ViewReassignments},
+			want: []string{"replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify",
+				"throttled: broker 1 leader 10MiB/s follower 10MiB/s", "throttled replicas: topic payments", "no reassignments in progress"}},
 		{name: "reassigning-partitions", snaps: one(reassigning), opt: Options{View: ViewPartitions, Topic: "payments"}},
 		// The message browser.
 		{name: "browser-text", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m")},
