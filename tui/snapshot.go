@@ -128,9 +128,12 @@ type GroupOffset struct {
 	Host     string
 }
 
-// Lag is End − Committed, or false when either is unknown.
+// Lag is End − Committed, or false when either is unknown. An end below
+// the committed offset is not the partition's end (a leader that just
+// took over reports a high watermark that has yet to catch up, or none):
+// the lag is unknown then, never negative.
 func (o GroupOffset) Lag() (int64, bool) {
-	if o.Committed < 0 || o.End < 0 {
+	if o.Committed < 0 || o.End < 0 || o.End < o.Committed {
 		return 0, false
 	}
 	return o.End - o.Committed, true

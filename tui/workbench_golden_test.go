@@ -174,6 +174,14 @@ func workbenchCases() []workbenchCase {
 			want: []string{"Move the leadership of 1 partition of topic payments back to the preferred replica?"}},
 		{name: "elect-done", snaps: one(degraded), opt: Options{View: ViewTopics}, keys: keys("j", "E", "y"),
 			acts: []string{"elect payments[1]"}},
+		{name: "elect-cluster-confirm", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("E"),
+			want: []string{"Cluster-wide: move the leadership of 1 partition back to the preferred replica?"}},
+		// A filtered page counts what it leads over all its partitions,
+		// and a filter matching nothing says so.
+		{name: "page-broker-filtered", snaps: one(healthy), opt: Options{View: ViewBrokers}, keys: keys("enter", "/", typed("payments"), "enter"),
+			want: []string{"6 partitions · 2 led here", `filter "payments": 1 of 6 shown`}},
+		{name: "page-group-filter-none", snaps: one(healthy), opt: Options{View: ViewGroups}, keys: keys("enter", "/", typed("nowhere"), "enter"),
+			want: []string{`  no match for "nowhere"`}},
 		// Warnings, probes, help.
 		{name: "warnings", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("w")},
 		// Without --admin: every figure only the admin endpoints know
