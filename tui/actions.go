@@ -99,8 +99,12 @@ func askElect(e *env, parts map[string][]int32, what string) {
 		e.flash = what + ": every partition is led by its preferred replica"
 		return
 	}
-	e.ask(confirmPrompt("Preferred leader election", fmt.Sprintf("Move the leadership of %s of %s back to the preferred replica?",
-		plural(n, "partition", "partitions"), what),
+	question := fmt.Sprintf("Move the leadership of %s of %s back to the preferred replica?", plural(n, "partition", "partitions"), what)
+	if parts == nil {
+		question = fmt.Sprintf("Cluster-wide: move the leadership of %s back to the preferred replica?",
+			plural(n, "partition", "partitions"))
+	}
+	e.ask(confirmPrompt("Preferred leader election", question,
 		action{desc: "preferred leader election", run: func(ctx context.Context, a Actor) (string, error) {
 			return a.ElectPreferred(ctx, sel)
 		}}))

@@ -34,10 +34,11 @@
 //
 // # Rates
 //
-// Rates are deltas between consecutive snapshots (trends): records in per
+// Rates are deltas between snapshots (trends): records in per
 // partition, topic, broker and cluster from high watermarks, which any
 // Kafka serves; records consumed per topic and group from committed
-// offsets; bytes in and out from the admin endpoints' counters; and lag as
+// offsets, between the commits seen to change (a consumer commits less
+// often than the view refreshes); bytes in and out from the admin endpoints' counters; and lag as
 // sampled. Every series keeps trendLen samples, and only for what the
 // latest snapshot holds.
 //
@@ -52,7 +53,10 @@
 // reproducible in tests (golden files under testdata, -update rewrites
 // them) and in scripts (kafgo tui --once). Frames hold exactly the window's
 // lines; a list cut to fit says how many rows it left out, and tables leave
-// out their droppable columns (rates, trends) before narrowing names.
+// out their droppable columns (rates, trends) before narrowing names. A
+// number is never cut short (it would read as another number): a table
+// leaves out a numeric column the width would cut, and a line cut at the
+// edge loses the figure there whole, marked "…".
 //
 // Every action runs only after a y/n confirmation that says what it will
 // change; Options.ReadOnly (--read-only) turns them all off.

@@ -273,9 +273,18 @@ func reassigning() *Snapshot {
 			{Topic: "payments", Partition: 0, Replicas: []int32{3, 1, 2}, Adding: []int32{1}, Removing: []int32{2}, Throttled: true, BytesLeft: 3 << 20},
 			{Topic: "payments", Partition: 1, Replicas: []int32{3, 1, 2}, Adding: []int32{2}, Removing: []int32{1}, Throttled: true, BytesLeft: 0},
 		},
-		Throttles: []BrokerThrottle{{Broker: 1, Leader: 10 << 20, Follower: 10 << 20}, {Broker: 2, Leader: 10 << 20, Follower: -1}},
+		Throttles:       []BrokerThrottle{{Broker: 1, Leader: 10 << 20, Follower: 10 << 20}, {Broker: 2, Leader: 10 << 20, Follower: -1}},
+		ThrottledTopics: []string{"payments"},
 	}
 	s.Normalize()
+	return s
+}
+
+// reassigned is reassigning once the moves are done but before anyone
+// ran --verify: the throttles are still set.
+func reassigned() *Snapshot {
+	s := reassigning()
+	s.Reassignments.Moves = nil
 	return s
 }
 
@@ -288,6 +297,24 @@ func emptyGroup() *Snapshot {
 		o := &g.Offsets[i]
 		o.Committed -= 100
 		o.MemberID, o.ClientID, o.Host = "", "", ""
+	}
+	return s
+}
+
+// noAdmin is healthy as a cluster without --admin shows it: no admin
+// endpoint, so no follower log end offsets (the leaders' own come from
+// ListOffsets), no controller epoch, no byte counters.
+func noAdmin() *Snapshot {
+	s := healthy()
+	s.NoAdmin = true
+	s.Controller.Epoch = -1
+	for i := range s.Brokers {
+		s.Brokers[i].Admin = ""
+	}
+	for ti := range s.Topics {
+		for pi := range s.Topics[ti].Partitions {
+			s.Topics[ti].Partitions[pi].ReplicaLEOs = nil
+		}
 	}
 	return s
 }

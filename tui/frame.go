@@ -8,11 +8,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Frame: title, tabs, cluster header, rule (with the breadcrumb of the
-// pages opened), body, status, then the key help line in a live view.
-const chromeLines = 5
+// Frame: title, tabs, cluster header (one line, or more when narrow),
+// rule (with the breadcrumb of the pages opened), body, status, then the
+// key help line in a live view.
+const chromeLines = 4
 
-func (m Model) bodyHeight(w, h int) int { return max(1, h-chromeLines-len(m.helpLines(w))) }
+func (m Model) bodyHeight(w, h int) int {
+	return max(1, h-chromeLines-len(m.headerLines(w))-len(m.helpLines(w)))
+}
 
 // Smallest frame worth drawing.
 const minWidth, minHeight = 20, 8
@@ -23,7 +26,9 @@ func (m Model) View() string {
 	if w < minWidth || h < minHeight {
 		return fit(fmt.Sprintf("terminal too small (%dx%d)", w, h), w)
 	}
-	lines := []string{m.titleLine(w), m.tabsLine(w), m.headerLine(w), m.ruleLine(w)}
+	lines := []string{m.titleLine(w), m.tabsLine(w)}
+	lines = append(lines, m.headerLines(w)...)
+	lines = append(lines, m.ruleLine(w))
 	helpLines := m.helpLines(w)
 	bodyH := m.bodyHeight(w, h)
 	var tail []string
@@ -107,13 +112,29 @@ func (m Model) tabsLine(w int) string {
 	return fit(b.String(), w)
 }
 
-// headerLine is the cluster at a glance: brokers, topics, partitions and
-// what is wrong with them, throughput and consumer lag.
-func (m Model) headerLine(w int) string {
-	s := m.snap
-	if s == nil {
-		return ""
+// headerLines is the cluster at a glance: brokers, topics, partitions and
+// what is wrong with them, then the totals (records and bytes in and
+// out, consumer lag). One line when it fits, else as few as it takes
+// (two at 80 columns), the totals on a line of their own when that costs
+// no line more, so that the totals are never cut off.
+func (m Model) headerLines(w int) []string {
+	if m.snap == nil {
+		return []string{""}
 	}
+	health, totals := m.headerParts()
+	packed := wrapParts(append(append([]string{}, health...), totals...), w)
+	if len(packed) == 1 || len(totals) == 0 {
+		return packed
+	}
+	if apart := append(wrapParts(health, w), wrapParts(totals, w)...); len(apart) <= len(packed) {
+		return apart
+	}
+	return packed
+}
+
+// headerParts are the header's health and totals parts.
+func (m Model) headerParts() (health, totals []string) {
+	s := m.snap
 	sum := s.summary()
 	offline, unreachable := 0, 0
 	for _, b := range s.Brokers {
@@ -131,28 +152,63 @@ func (m Model) headerLine(w int) string {
 	if offline+unreachable > 0 {
 		brokers += " (" + joinParts(countIf(unreachable, "unreachable", st.bad.Render), countIf(offline, "offline", st.bad.Render)) + ")"
 	}
-	parts := []string{brokers, plural(len(s.Topics), "topic", "topics"), plural(sum.partitions, "partition", "partitions"),
+	health = []string{brokers, plural(len(s.Topics), "topic", "topics"), plural(sum.partitions, "partition", "partitions"),
 		countIf(sum.offline, "offline", st.bad.Render), countIf(sum.underMinISR, "under min ISR", st.bad.Render),
 		countIf(sum.underReplicated, "under-replicated", st.warn.Render), countIf(sum.nonPreferred, "non-preferred", st.warn.Render)}
 	if s.Reassignments != nil {
-		parts = append(parts, countIf(len(s.Reassignments.Moves), "reassigning", st.warn.Render))
+		health = append(health, countIf(len(s.Reassignments.Moves), "reassigning", st.warn.Render))
 	}
 	if v, ok := m.tr.clusterIn.last(); ok {
 		vals := m.tr.clusterIn.vals
-		parts = append(parts, "in "+siCount(v)+" rec/s "+st.good.Render(sparkline(vals, min(8, len(vals)))))
+		totals = append(totals, "in "+siCount(v)+" rec/s "+st.good.Render(sparkline(vals, min(8, len(vals)))))
 	}
 	if v, ok := m.tr.clusterBytesIn.last(); ok {
-		parts = append(parts, siBytes(v)+"/s in")
+		totals = append(totals, siBytes(v)+"/s in")
 	}
 	if v, ok := m.tr.clusterBytesOut.last(); ok {
-		parts = append(parts, siBytes(v)+"/s out")
+		totals = append(totals, siBytes(v)+"/s out")
 	}
 	if len(s.Groups) > 0 {
 		if v, ok := m.tr.clusterLag.last(); ok {
-			parts = append(parts, "lag "+siCount(v))
+			totals = append(totals, "lag "+siCount(v))
 		}
 	}
-	return fit(joinParts(parts...), w)
+	if s.NoAdmin {
+		// Said once, here, rather than a "-" left unexplained in
+		// every view.
+		totals = append(totals, st.warn.Render(noAdminNote))
+	}
+	return nonEmpty(health), nonEmpty(totals)
+}
+
+// noAdminNote says why follower lag and byte rates show as "-".
+const noAdminNote = "no --admin: follower lag, bytes unknown"
+
+// wrapParts joins parts with " · " on as many lines of width w as they
+// need, one at least.
+func wrapParts(parts []string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch next := joinParts(cur, p); {
+		case cur == "" || ansi.StringWidth(next) <= w:
+			cur = next
+		default:
+			lines = append(lines, fit(cur, w))
+			cur = p
+		}
+	}
+	return append(lines, fit(cur, w))
+}
+
+func nonEmpty(parts []string) []string {
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ruleLine separates the header from the body; with pages open it names
@@ -311,12 +367,49 @@ func (m Model) helpBody(w, h int) []string {
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
+	lines = append(lines, "", m.st.header.Render("Where the figures come from"))
+	for _, n := range figureNotes {
+		for i, l := range wordWrap(n, max(10, w-4)) {
+			if i == 0 {
+				lines = append(lines, "  "+l)
+			} else {
+				lines = append(lines, "    "+l)
+			}
+		}
+	}
 	top := min(m.helpTop, max(0, len(lines)-h+1))
 	if len(lines) > h {
 		shown := lines[top:min(len(lines), top+h-1)]
 		return fitAll(append(append([]string{}, shown...), m.st.dim.Render(moreLine(top, len(lines)-top-len(shown))+" (j/k to scroll)")), w)
 	}
 	return fitAll(lines, w)
+}
+
+// figureNotes close the help overlay: how the rates are measured, and
+// what needs the admin endpoints.
+var figureNotes = []string{
+	"REC-IN/s: high watermark deltas between refreshes, from any Kafka.",
+	fmt.Sprintf("CONSUMED/s, REC-OUT/s: committed offsets, between the commits seen to change (over up to %s), so they follow a consumer's commits (auto.commit.interval.ms), not each record it reads.", commitWindow),
+	"Follower LEOs and lag, bytes in/out, the controller epoch: the brokers' admin endpoints (--admin); \"-\" without them.",
+}
+
+// wordWrap breaks s at blanks into lines of at most w cells; a word
+// longer than w gets a line of its own (and is cut when drawn).
+func wordWrap(s string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+	}
+	return append(lines, cur)
 }
 
 func firstLine(s string) string {

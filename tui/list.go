@@ -169,7 +169,7 @@ func (l *listState) key(msg tea.KeyMsg, k keyMap, ls listing) bool {
 func (l *listState) summary(ls listing) string {
 	var parts []string
 	if l.filter != "" {
-		parts = append(parts, fmt.Sprintf("filter %q: %d of %d", l.filter, len(ls.rows), ls.all))
+		parts = append(parts, fmt.Sprintf("filter %q: %d of %d shown", l.filter, len(ls.rows), ls.all))
 	}
 	if c := l.sortCol - 1; c >= 0 && c < len(ls.cols) {
 		dir := "ascending"
@@ -181,6 +181,15 @@ func (l *listState) summary(ls listing) string {
 		parts = append(parts, "reversed")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// emptyList is what an empty list says: none when nothing is there,
+// else that the filter matches nothing.
+func emptyList(l *listState, none string) string {
+	if l.filter != "" {
+		return fmt.Sprintf("  no match for %q", l.filter)
+	}
+	return none
 }
 
 // listKey is the key a list view acts on: msg, when it is a key the

@@ -129,3 +129,48 @@ func TestSIUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestTableNeverCutsANumber: a right-aligned column the frame's edge
+// would cut is left out whole (a cut "3.0MiB" reads as "3"), and a text
+// column at the edge keeps what fits, ending in "…".
+func TestTableNeverCutsANumber(t *testing.T) {
+	tb := table{cols: []column{{title: "NAME"}, {title: "STATE"}, {title: "BYTES-LEFT", right: true}},
+		rows: [][]cell{{txt("payments"), txt("reassigning"), number("3.0MiB", 3<<20)}}, sel: -1, to: 1}
+	// gutter 2 + 8 + 2 + 11 + 2 + 10 = 35.
+	for _, c := range []struct {
+		width      int
+		head, line string
+	}{
+		{35, "  NAME      STATE        BYTES-LEFT", "  payments  reassigning      3.0MiB"},
+		{34, "  NAME      STATE", "  payments  reassigning"},
+		{20, "  NAME      STATE", "  payments  reassig…"},
+		{15, "  NAME", "  payments"},
+	} {
+		out := tb.render(newStyles(nil), c.width)
+		if out[0] != c.head || out[1] != c.line {
+			t.Errorf("width %d:\n%q\n%q\nwant\n%q\n%q", c.width, out[0], out[1], c.head, c.line)
+		}
+	}
+}
+
+// TestFitNeverCutsAFigure: a line cut at the frame's edge loses a figure
+// whole, never keeping the first digits of it; words without digits and
+// long blobs are cut where the width ends.
+func TestFitNeverCutsAFigure(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"in 352KiB/s · 908KiB/s out", 19, "in 352KiB/s · …"},
+		{"in 352KiB/s · 908KiB/s out", 22, "in 352KiB/s · 908KiB/s"},
+		{"updated 09:30:15 · every 2s", 13, "updated …"},
+		{"2 under-replicated · 2 reassigning", 24, "2 under-replicated · 2 r"},
+		{"value 0123456789abcdef0123456789abcdef", 20, "value 0123456789abcd"},
+		{"12345678", 4, "123…"},
+	} {
+		if got := fit(c.s, c.width); got != c.want {
+			t.Errorf("fit(%q, %d) = %q, want %q", c.s, c.width, got, c.want)
+		}
+	}
+}

@@ -46,6 +46,19 @@ type browserPage struct {
 	follow  bool
 	tail    Tail
 	tailGen int // a new tail (or none) voids the polls of the old one
+
+	// matches caches which records the filter keeps (see shown).
+	matches matchCache
+}
+
+// matchCache is the indexes of the records a filter keeps, for the
+// records held when it was computed (their count and end offsets tell).
+type matchCache struct {
+	filter      string
+	n           int
+	first, last int64
+	idx         []int
+	valid       bool
 }
 
 func newBrowserPage(topic string, partition int32) *browserPage {
@@ -161,7 +174,8 @@ func (v *browserPage) startTail(e *env) tea.Cmd {
 	v.follow = true
 	// Following watches the newest records: the selection goes to the
 	// last and stays with it as records come.
-	v.list.cur.set(v.keys(), len(v.records)-1)
+	keys := v.keys()
+	v.list.cur.set(keys, len(keys)-1)
 	from := v.end
 	if n := len(v.records); n > 0 {
 		from = v.records[n-1].Offset + 1
@@ -176,9 +190,54 @@ func (v *browserPage) startTail(e *env) tea.Cmd {
 	}
 }
 
-func (v *browserPage) keys() []string {
-	keys := make([]string, len(v.records))
-	for i, r := range v.records {
+// shown are the records the list shows: those held that the filter
+// keeps (all without one). The filter works on what is loaded, so paging
+// past either end of the shown ones reads more, as without a filter.
+func (v *browserPage) shown() []Record {
+	f := strings.ToLower(v.list.filter)
+	if f == "" {
+		return v.records
+	}
+	c := &v.matches
+	n := len(v.records)
+	if !c.valid || c.filter != f || c.n != n || (n > 0 && (c.first != v.records[0].Offset || c.last != v.records[n-1].Offset)) {
+		*c = matchCache{filter: f, n: n, valid: true}
+		if n > 0 {
+			c.first, c.last = v.records[0].Offset, v.records[n-1].Offset
+		}
+		for i, r := range v.records {
+			if recordMatches(r, f) {
+				c.idx = append(c.idx, i)
+			}
+		}
+	}
+	out := make([]Record, len(c.idx))
+	for i, j := range c.idx {
+		out[i] = v.records[j]
+	}
+	return out
+}
+
+// recordMatches reports whether a record's offset, key, value or a
+// header holds lowered (a lower-case filter), ignoring case.
+func recordMatches(r Record, lowered string) bool {
+	has := func(b []byte) bool { return strings.Contains(strings.ToLower(string(b)), lowered) }
+	if strings.Contains(strconv.FormatInt(r.Offset, 10), lowered) || has(r.Key) || has(r.Value) {
+		return true
+	}
+	for _, h := range r.Headers {
+		if has([]byte(h.Key)) || has(h.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *browserPage) keys() []string { return recordKeys(v.shown()) }
+
+func recordKeys(recs []Record) []string {
+	keys := make([]string, len(recs))
+	for i, r := range recs {
 		keys[i] = strconv.FormatInt(r.Offset, 10)
 	}
 	return keys
@@ -212,13 +271,22 @@ func (v *browserPage) update(msg tea.Msg, e *env) tea.Cmd {
 		}
 		v.err = ""
 		v.start, v.end = msg.page.Start, msg.page.End
-		atEnd := len(v.records) > 0 && v.list.cur.idx == len(v.records)-1
+		n := len(v.shown())
+		atEnd := n > 0 && v.list.cur.idx == n-1
 		before := ""
-		if len(v.records) > 0 {
+		if n > 0 {
 			before = v.list.cur.key // a reload keeps the reader's place
 		}
 		v.add(msg.kind, msg.page.Records)
 		keys := v.keys()
+		// The records just read that the filter keeps.
+		var read []string
+		lowered := strings.ToLower(v.list.filter)
+		for _, r := range msg.page.Records {
+			if lowered == "" || recordMatches(r, lowered) {
+				read = append(read, strconv.FormatInt(r.Offset, 10))
+			}
+		}
 		switch {
 		case msg.kind == readJump && before != "" && slices.Contains(keys, before):
 			v.list.cur.sync(keys)
@@ -226,12 +294,12 @@ func (v *browserPage) update(msg tea.Msg, e *env) tea.Cmd {
 			v.list.cur.set(keys, len(keys)-1)
 		case msg.kind == readJump:
 			v.list.cur.set(keys, 0)
-		case msg.kind == readNewer && atEnd && len(msg.page.Records) > 0:
+		case msg.kind == readNewer && atEnd && len(read) > 0:
 			// Step onto the first newly read record.
-			v.list.cur.key = strconv.FormatInt(msg.page.Records[0].Offset, 10)
+			v.list.cur.key = read[0]
 			v.list.cur.sync(keys)
-		case msg.kind == readOlder && len(msg.page.Records) > 0:
-			v.list.cur.key = strconv.FormatInt(msg.page.Records[len(msg.page.Records)-1].Offset, 10)
+		case msg.kind == readOlder && len(read) > 0:
+			v.list.cur.key = read[len(read)-1]
 			v.list.cur.sync(keys)
 		default:
 			v.list.cur.sync(keys)
@@ -257,7 +325,8 @@ func (v *browserPage) update(msg tea.Msg, e *env) tea.Cmd {
 			return nil
 		}
 		if len(msg.recs) > 0 {
-			follow := len(v.records) == 0 || v.list.cur.idx >= len(v.records)-1
+			n := len(v.shown())
+			follow := n == 0 || v.list.cur.idx >= n-1
 			v.add(readNewer, msg.recs)
 			last := msg.recs[len(msg.recs)-1].Offset
 			v.end = max(v.end, last+1)
@@ -301,17 +370,19 @@ func (v *browserPage) key(msg tea.KeyMsg, e *env) tea.Cmd {
 		}
 		return nil
 	}
-	// Past either end of what is held, read more.
+	// Past either end of what is shown, read more: with a filter, a
+	// read may add no match, and the next key reads further.
 	if v.loading == "" && !v.follow {
 		older := key.Matches(msg, k.Up, k.PageUp, k.Home) && (first || n == 0)
 		newer := key.Matches(msg, k.Down, k.PageDown, k.End) && (last || n == 0)
+		held := len(v.records)
 		switch {
-		case older && n > 0 && v.records[0].Offset > v.start:
+		case older && held > 0 && v.records[0].Offset > v.start:
 			from := max(v.start, v.records[0].Offset-pageRecords)
 			return v.read(e, readOlder, ReadRequest{Position: Position{Kind: AtOffset, Offset: from}, Max: pageRecords, Until: v.records[0].Offset})
-		case newer && n > 0 && v.records[n-1].Offset+1 < v.end:
-			return v.read(e, readNewer, ReadRequest{Position: Position{Kind: AtOffset, Offset: v.records[n-1].Offset + 1}, Max: pageRecords, Until: -1})
-		case newer && n == 0:
+		case newer && held > 0 && v.records[held-1].Offset+1 < v.end:
+			return v.read(e, readNewer, ReadRequest{Position: Position{Kind: AtOffset, Offset: v.records[held-1].Offset + 1}, Max: pageRecords, Until: -1})
+		case newer && held == 0:
 			return v.read(e, readJump, ReadRequest{Position: v.pos, Max: pageRecords, Until: -1})
 		}
 	}
@@ -320,10 +391,11 @@ func (v *browserPage) key(msg tea.KeyMsg, e *env) tea.Cmd {
 }
 
 func (v *browserPage) selected() (Record, bool) {
-	if len(v.records) == 0 {
+	recs := v.shown()
+	if len(recs) == 0 {
 		return Record{}, false
 	}
-	return v.records[min(max(v.list.cur.idx, 0), len(v.records)-1)], true
+	return recs[min(max(v.list.cur.idx, 0), len(recs)-1)], true
 }
 
 // otherPartition moves to the previous or next partition of the topic,
@@ -346,7 +418,7 @@ func (v *browserPage) otherPartition(e *env, next bool) tea.Cmd {
 		return nil
 	}
 	v.stopTail()
-	v.partition, v.records, v.list, v.start, v.end = int32(p), nil, listState{}, -1, -1
+	v.partition, v.records, v.list, v.start, v.end = int32(p), nil, listState{filter: v.list.filter}, -1, -1
 	v.pos = Position{Kind: AtLatest, N: pageRecords}
 	return v.read(e, readJump, ReadRequest{Position: v.pos, Max: pageRecords, Until: -1})
 }
@@ -368,7 +440,7 @@ func (v *browserPage) askGoTo(e *env) {
 			return nil, err
 		}
 		v.stopTail()
-		v.pos, v.records, v.list = pos, nil, listState{}
+		v.pos, v.records, v.list = pos, nil, listState{filter: v.list.filter}
 		return v.read(e, readJump, ReadRequest{Position: pos, Max: pageRecords, Until: -1}), nil
 	}))
 }
@@ -416,12 +488,12 @@ func parsePosition(s string, now time.Time) (Position, error) {
 
 func (v *browserPage) sync(*env) { v.list.cur.sync(v.keys()) }
 
-// The browser's list is its records: filtering them would hide the
-// gaps paging relies on, so it has no filter.
-func (v *browserPage) filterable(*env) *listState { return nil }
+// The filter keeps the loaded records whose key, value or headers hold
+// it; paging still reads by offset around all of those loaded.
+func (v *browserPage) filterable(*env) *listState { return &v.list }
 
 func (v *browserPage) hints(k keyMap) []key.Binding {
-	return []key.Binding{k.Move, withHelp(k.Open, "record"), k.GoTo, k.Follow, k.Decode, withHelp(k.NextItem, "next partition")}
+	return []key.Binding{k.Move, withHelp(k.Open, "record"), k.Filter, k.GoTo, k.Follow, k.Decode, withHelp(k.NextItem, "next partition")}
 }
 
 func (v *browserPage) scroll(_ *env, _, h int) {
@@ -455,18 +527,22 @@ func (v *browserPage) render(e *env, w, h int) []string {
 		state += " · " + st.good.Render("following")
 	}
 	out := []string{joinParts("Topic "+st.title.Render(v.topic), fmt.Sprintf("partition %d", v.partition), bounds, shown, state)}
+	recs := v.shown()
 	switch {
 	case v.err != "":
 		out = append(out, st.bad.Render(v.err))
 	case v.loading != "":
 		out = append(out, st.dim.Render(v.loading+"…"))
+	case v.list.filter != "":
+		out = append(out, st.dim.Render(fmt.Sprintf("filter %q: %d of the %s loaded match", v.list.filter, len(recs),
+			plural(len(v.records), "record", "records"))))
 	default:
 		out = append(out, "")
 	}
 	tb := table{cols: []column{{title: "OFFSET", right: true}, {title: "TIMESTAMP (UTC)"}, {title: "KEY", flex: true},
 		{title: "VALUE", flex: true}, {title: "SIZE", right: true, drop: 1}, {title: "HEADERS", right: true, drop: 1}},
 		sel: v.list.cur.idx}
-	for _, r := range v.records {
+	for _, r := range recs {
 		ts := "-"
 		if !r.Timestamp.IsZero() {
 			ts = r.Timestamp.UTC().Format(timeLayout)
@@ -479,12 +555,15 @@ func (v *browserPage) render(e *env, w, h int) []string {
 			txt(sizeText(r.ValueSize)), intCell(len(r.Headers))})
 	}
 	tb.from, tb.to = v.list.cur.window(len(tb.rows), max(1, h-3))
-	if !e.once && !v.follow && len(v.records) > 0 {
+	if !e.once && !v.follow && len(recs) > 0 {
 		tb.hint = " (↑/↓ past either end reads more)"
 	}
 	out = append(out, tb.render(st, w)...)
-	if len(v.records) == 0 && v.loading == "" && v.err == "" {
+	switch {
+	case len(v.records) == 0 && v.loading == "" && v.err == "":
 		out = append(out, "  no records here (o: go to an offset or a time; f: follow)")
+	case len(recs) == 0 && len(v.records) > 0:
+		out = append(out, fmt.Sprintf("  no loaded record matches %q (↑/↓ reads more; esc clears the filter)", v.list.filter))
 	}
 	return fitAll(out, w)
 }

@@ -26,7 +26,10 @@ func chartLines(caption string, s *series, format func(float64) string, st style
 	if !known {
 		return nil
 	}
-	last, _ := s.last()
+	last, ok := s.last()
+	if !ok {
+		last = math.NaN() // "-": the latest sample is unknown
+	}
 	out := []string{st.dim.Render(fmt.Sprintf("%s: now %s, peak %s over the last %s", caption, format(last), format(peak), plural(len(vals), "refresh", "refreshes")))}
 	for _, l := range chart(vals, min(w-2, trendLen), chartHeight) {
 		out = append(out, "  "+st.good.Render(l))
@@ -126,17 +129,13 @@ func (v *brokerPage) render(e *env, w, h int) []string {
 	st := e.st
 	out := v.head(e, w)
 	ls := v.listing(e)
-	leaders := 0
-	for _, r := range ls.rows {
-		if r.cells[2].text == "leader" {
-			leaders++
-		}
-	}
+	// Leadership over all of its partitions, whatever the filter shows
+	// (the filter's own note says how many are shown).
 	out = append(out, "", listSummary(&v.list, ls, st, joinParts(plural(ls.all, "partition", "partitions"),
-		fmt.Sprintf("%d led here", leaders), "c: configs")))
+		fmt.Sprintf("%d led here", e.s.summary().leaders[v.id]), "c: configs")))
 	out = append(out, v.list.table(ls, v.listHeight(e, w, h)).render(st, w)...)
 	if len(ls.rows) == 0 {
-		out = append(out, "  no partitions")
+		out = append(out, emptyList(&v.list, "  no partitions"))
 	}
 	return fitAll(out, w)
 }
@@ -259,7 +258,7 @@ func (v *groupPage) render(e *env, w, h int) []string {
 	out = append(out, "", listSummary(&v.list, ls, e.st, plural(ls.all, "partition", "partitions")+" (enter: messages from the committed offset)"))
 	out = append(out, v.list.table(ls, v.listHeight(e, w, h)).render(e.st, w)...)
 	if len(ls.rows) == 0 {
-		out = append(out, "  no committed offsets")
+		out = append(out, emptyList(&v.list, "  no committed offsets"))
 	}
 	return fitAll(out, w)
 }
@@ -333,5 +332,8 @@ func (v *txnPage) render(e *env, w, h int) []string {
 	out := []string{txnTitle(x, e.s.Taken, st), "state " + txnStateCell(x.State, st).text, "",
 		listSummary(&v.list, ls, st, plural(ls.all, "partition", "partitions"))}
 	out = append(out, v.list.table(ls, max(1, h-5)).render(st, w)...)
+	if len(ls.rows) == 0 {
+		out = append(out, emptyList(&v.list, "  no partitions"))
+	}
 	return fitAll(out, w)
 }

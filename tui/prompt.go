@@ -155,7 +155,12 @@ func (p *prompt) render(st styles, w int) []string {
 	rule := "── " + p.title + " "
 	out := []string{st.rule.Render(rule + strings.Repeat("─", max(0, w-len([]rune(rule)))))}
 	if p.confirming {
-		return fitAll(append(out, "  "+st.title.Render(p.question), "  "+st.dim.Render("y: yes · n/esc: no")), w)
+		// What the action will change is said whole, on as many lines
+		// as it takes.
+		for _, l := range wordWrap(p.question, max(10, w-2)) {
+			out = append(out, "  "+st.title.Render(l))
+		}
+		return fitAll(append(out, "  "+st.dim.Render("y: yes · n/esc: no")), w)
 	}
 	labelW := 0
 	for _, f := range p.fields {

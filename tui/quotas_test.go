@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,5 +69,34 @@ func TestMergeAdminThrottled(t *testing.T) {
 	}
 	if got := (ThrottledClient{Type: "fetch"}).String(); got != "fetch everyone 0ms" {
 		t.Fatalf("a sensor covering everyone: %q", got)
+	}
+}
+
+// TestMergeAdminMissing: without --admin the snapshot says so and no
+// follower lag is known (the leader's own LEO is no follower's); with
+// endpoints given, the brokers none answered for are named.
+func TestMergeAdminMissing(t *testing.T) {
+	s := noAdmin()
+	s.NoAdmin = false
+	mergeAdmin(s, nil)
+	if !s.NoAdmin || len(s.Warnings) != 0 {
+		t.Fatalf("no endpoints: NoAdmin %v, warnings %q", s.NoAdmin, s.Warnings)
+	}
+	if l, ok := s.summary().maxLag, s.summary().maxLagKnown; ok {
+		t.Fatalf("max follower lag %d known without any follower LEO", l)
+	}
+	if tt, _ := s.Topic("orders"); tt.Partitions[0].LEO != 1200 {
+		t.Fatalf("the leader's LEO went: %+v", tt.Partitions[0])
+	}
+
+	s = noAdmin()
+	mergeAdmin(s, []adminReport{
+		{addr: "kafka-1.example:9644", broker: adminapi.Broker{BrokerID: 1, ControllerID: 2}},
+		{addr: "kafka-9.example:9644", err: errors.New("connect: connection refused")},
+	})
+	want := []string{"admin kafka-9.example:9644: connect: connection refused",
+		"no admin endpoint answered for brokers 2,3: follower lag of the partitions led there, and byte rates, unknown"}
+	if s.NoAdmin || !slices.Equal(s.Warnings, want) {
+		t.Fatalf("NoAdmin %v, warnings %q, want %q", s.NoAdmin, s.Warnings, want)
 	}
 }

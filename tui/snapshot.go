@@ -24,6 +24,10 @@ type Snapshot struct {
 	// making the rest useless (an unreachable admin endpoint, a group that
 	// could not be described).
 	Warnings []string
+	// NoAdmin is set when no admin endpoint was given (--admin): what
+	// only they know (followers' log end offsets and lag, byte rates,
+	// the controller epoch) is unknown, and the header says why.
+	NoAdmin bool
 }
 
 // Controller is the active controller as the cluster reports it.
@@ -124,9 +128,12 @@ type GroupOffset struct {
 	Host     string
 }
 
-// Lag is End − Committed, or false when either is unknown.
+// Lag is End − Committed, or false when either is unknown. An end below
+// the committed offset is not the partition's end (a leader that just
+// took over reports a high watermark that has yet to catch up, or none):
+// the lag is unknown then, never negative.
 func (o GroupOffset) Lag() (int64, bool) {
-	if o.Committed < 0 || o.End < 0 {
+	if o.Committed < 0 || o.End < 0 || o.End < o.Committed {
 		return 0, false
 	}
 	return o.End - o.Committed, true
@@ -189,19 +196,29 @@ func (p Partition) ReplicaLag(id int32) (int64, bool) {
 	return lead - leo, true
 }
 
-// MaxLag is the largest known replica lag of the partition.
+// MaxLag is the largest lag of the partition's followers behind its
+// leader. Only the admin endpoints know the followers' log end offsets
+// (ReplicaLEOs; the leader's own, which ListOffsets gives, says nothing
+// about them), so it is unknown unless they reported the partition and
+// every follower not offline has a known log end offset.
 func (p Partition) MaxLag() (int64, bool) {
-	var max int64
-	known := false
+	if !p.HasLeader() || len(p.ReplicaLEOs) == 0 {
+		return 0, false
+	}
+	var lag int64
 	for _, r := range p.Replicas {
-		if l, ok := p.ReplicaLag(r); ok {
-			if !known || l > max {
-				max = l
-			}
-			known = true
+		if r == p.Leader {
+			continue
+		}
+		l, ok := p.ReplicaLag(r)
+		switch {
+		case ok:
+			lag = max(lag, l)
+		case !p.IsOffline(r):
+			return 0, false
 		}
 	}
-	return max, known
+	return lag, true
 }
 
 // IsOffline reports whether replica id is listed as offline.

@@ -9,8 +9,13 @@ type Reassignments struct {
 	// Moves are sorted by topic, then partition.
 	Moves []Reassignment
 	// Throttles are the brokers with a replication throttle rate set
-	// (leader/follower.replication.throttled.rate), sorted by broker id.
+	// (leader/follower.replication.throttled.rate), sorted by broker id,
+	// whether or not anything moves: kafka-reassign-partitions --throttle
+	// sets them and only --verify, once the moves are done, clears them.
 	Throttles []BrokerThrottle
+	// ThrottledTopics are the topics whose leader or follower
+	// .replication.throttled.replicas is set, sorted.
+	ThrottledTopics []string
 	// Err is why the list is missing or incomplete, "" when it is not.
 	Err string
 }
@@ -50,6 +55,14 @@ func (r *Reassignments) normalize() {
 		return a.Partition < b.Partition
 	})
 	sort.Slice(r.Throttles, func(i, j int) bool { return r.Throttles[i].Broker < r.Throttles[j].Broker })
+	sort.Strings(r.ThrottledTopics)
+}
+
+// Leftover reports whether a replication throttle is set while nothing
+// moves: it still caps replication (a follower catching up after a
+// restart included) until someone clears it.
+func (r *Reassignments) Leftover() bool {
+	return r != nil && len(r.Moves) == 0 && (len(r.Throttles) > 0 || len(r.ThrottledTopics) > 0)
 }
 
 // reassigning is the set of partitions being moved.

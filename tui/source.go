@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -53,8 +54,8 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 		adminViews []adminReport
 		txns       *Transactions
 		moves      *Reassignments
-		minISR     map[string]int
-		minISRErr  string
+		topicCfg   map[string]map[string]string
+		topicErr   error
 	)
 	// Which optional APIs the brokers serve, asked once for the views
 	// that need to know.
@@ -70,7 +71,11 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 	go func() { defer wg.Done(); adminViews = l.adminReports(ctx) }()
 	go func() { defer wg.Done(); txns = l.transactions(ctx, versions) }()
 	go func() { defer wg.Done(); moves = l.reassignments(ctx, s, versions) }()
-	go func() { defer wg.Done(); minISR, minISRErr = l.minISR(ctx, topics) }()
+	go func() {
+		defer wg.Done()
+		// One DescribeConfigs round for every topic config a view needs.
+		topicCfg, topicErr = l.topicConfigs(ctx, topics, minISRConfig, leaderThrottledReplicas, followerThrottledReplicas)
+	}()
 	wg.Wait()
 	s.Transactions, s.Reassignments = txns, moves
 	if txns != nil && txns.Err != "" {
@@ -79,11 +84,17 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if moves != nil && moves.Err != "" {
 		s.Warnings = append(s.Warnings, moves.Err)
 	}
-	if minISRErr != "" {
-		s.Warnings = append(s.Warnings, minISRErr)
+	if topicErr != nil {
+		s.Warnings = append(s.Warnings, "topic configs: "+topicErr.Error())
 	}
 	for i := range s.Topics {
-		s.Topics[i].MinISR = minISR[s.Topics[i].Name]
+		if n, err := strconv.Atoi(topicCfg[s.Topics[i].Name][minISRConfig]); err == nil {
+			s.Topics[i].MinISR = n
+		}
+	}
+	moves.throttledTopics(topicCfg)
+	if w := moves.leftoverWarning(); w != "" {
+		s.Warnings = append(s.Warnings, w)
 	}
 
 	for ti := range s.Topics {

@@ -94,6 +94,7 @@ func (l *Live) getJSON(ctx context.Context, u string, v any) error {
 // of its LEO stands in: it is read at a slightly different moment, but it
 // is better than nothing.
 func mergeAdmin(s *Snapshot, reports []adminReport) {
+	s.NoAdmin = len(reports) == 0
 	byID := map[int32]*adminReport{}
 	for i := range reports {
 		r := &reports[i]
@@ -106,6 +107,18 @@ func mergeAdmin(s *Snapshot, reports []adminReport) {
 			continue
 		}
 		byID[r.broker.BrokerID] = r
+	}
+	// Which brokers' figures are missing, since an endpoint that does
+	// not answer cannot say which broker it is.
+	var without []int32
+	for _, b := range s.Brokers {
+		if _, ok := byID[b.ID]; !ok && !b.Offline && len(reports) > 0 {
+			without = append(without, b.ID)
+		}
+	}
+	if len(without) > 0 {
+		s.Warnings = append(s.Warnings, "no admin endpoint answered for "+namedIDs("broker", "brokers", without)+
+			": follower lag of the partitions led there, and byte rates, unknown")
 	}
 	for i := range s.Brokers {
 		if r, ok := byID[s.Brokers[i].ID]; ok {

@@ -142,18 +142,3 @@ func (l *Live) topicConfigs(ctx context.Context, topics []string, names ...strin
 	}
 	return out, nil
 }
-
-// minISR reads every topic's min.insync.replicas.
-func (l *Live) minISR(ctx context.Context, topics []string) (map[string]int, string) {
-	cfg, err := l.topicConfigs(ctx, topics, minISRConfig)
-	if err != nil {
-		return nil, "min.insync.replicas: " + err.Error()
-	}
-	out := map[string]int{}
-	for t, m := range cfg {
-		if n, err := strconv.Atoi(m[minISRConfig]); err == nil {
-			out[t] = n
-		}
-	}
-	return out, ""
-}

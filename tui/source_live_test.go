@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -385,5 +386,38 @@ func TestThrottlesConfig(t *testing.T) {
 		if got := throttles(c.v, c.p); got != c.want {
 			t.Errorf("throttles(%q, %d) = %v", c.v, c.p, got)
 		}
+	}
+}
+
+// TestThrottleLeftover: the topics with throttled replicas are named
+// whether or not they move, and a throttle set with nothing moving is a
+// leftover, warned about with how to clear it.
+func TestThrottleLeftover(t *testing.T) {
+	cfg := map[string]map[string]string{
+		"orders":   {minISRConfig: "2"},
+		"payments": {leaderThrottledReplicas: "0:2,0:3", followerThrottledReplicas: "0:1"},
+		"audit":    {followerThrottledReplicas: " "},
+	}
+	r := &Reassignments{Throttles: []BrokerThrottle{{Broker: 1, Leader: 1000, Follower: -1}, {Broker: 3, Leader: -1, Follower: 1000}}}
+	r.throttledTopics(cfg)
+	r.normalize()
+	if !slices.Equal(r.ThrottledTopics, []string{"payments"}) || !r.Leftover() {
+		t.Fatalf("throttled topics %q, leftover %v", r.ThrottledTopics, r.Leftover())
+	}
+	want := "replication throttle left set with no reassignment in progress (rates on brokers 1,3; throttled replicas of topic payments): clear it with kafgo reassign-partitions --verify"
+	if got := r.leftoverWarning(); got != want {
+		t.Fatalf("warning %q, want %q", got, want)
+	}
+
+	r.Moves = []Reassignment{{Topic: "payments", Partition: 0}, {Topic: "payments", Partition: 1}}
+	r.ThrottledTopics = nil
+	r.throttledTopics(cfg)
+	if !r.Moves[0].Throttled || r.Moves[1].Throttled || r.Leftover() || r.leftoverWarning() != "" {
+		t.Fatalf("moving: %+v, leftover %v", r.Moves, r.Leftover())
+	}
+	var none *Reassignments
+	none.throttledTopics(cfg)
+	if none.Leftover() || none.leftoverWarning() != "" {
+		t.Fatal("a cluster without KIP-455 has a leftover throttle")
 	}
 }

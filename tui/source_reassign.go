@@ -25,11 +25,13 @@ const (
 	followerThrottleRate      = "follower.replication.throttled.rate"
 )
 
-// reassignments lists the reassignments in progress and, when there are
-// any, what paces them: the moving topics' throttled replicas, the
-// brokers' throttle rates and, from DescribeLogDirs, how many bytes the
-// adding replicas still lack. It returns nil when no broker serves
-// ListPartitionReassignments (Kafka before 2.4).
+// reassignments lists the reassignments in progress and what paces
+// them: the brokers' throttle rates (read whether or not anything moves,
+// so that a throttle left behind shows) and, from DescribeLogDirs, how
+// many bytes the adding replicas still lack; which topics' replicas are
+// throttled comes from the snapshot's topic configs (throttledTopics). It
+// returns nil when no broker serves ListPartitionReassignments (Kafka
+// before 2.4).
 func (l *Live) reassignments(ctx context.Context, s *Snapshot, versions func() (kadm.BrokersApiVersions, error)) *Reassignments {
 	if vs, err := versions(); err == nil && !servedBy(vs, listPartitionReassignmentsKey) {
 		return nil
@@ -43,25 +45,11 @@ func (l *Live) reassignments(ctx context.Context, s *Snapshot, versions func() (
 		r.Err = "list reassignments: " + strings.TrimPrefix(err.Error(), "reassign: listing partition reassignments: ")
 		return r
 	}
-	if len(moves) == 0 {
-		return r
-	}
 	topicSet := kadm.TopicsSet{}
 	for p, m := range moves {
 		r.Moves = append(r.Moves, Reassignment{Topic: p.Topic, Partition: p.Partition, Replicas: m.Replicas,
 			Adding: m.Adding, Removing: m.Removing, BytesLeft: -1})
 		topicSet.Add(p.Topic, p.Partition)
-	}
-
-	// Throttled replicas, per topic.
-	cfg, err := l.topicConfigs(ctx, topicSet.Topics(), leaderThrottledReplicas, followerThrottledReplicas)
-	if err != nil {
-		r.Err = "throttled replicas: " + err.Error()
-	}
-	for i := range r.Moves {
-		m := &r.Moves[i]
-		c := cfg[m.Topic]
-		m.Throttled = throttles(c[leaderThrottledReplicas], m.Partition) || throttles(c[followerThrottledReplicas], m.Partition)
 	}
 
 	// Throttle rates, per broker (dynamic broker configs).
@@ -99,6 +87,9 @@ func (l *Live) reassignments(ctx context.Context, s *Snapshot, versions func() (
 		}
 	}
 
+	if len(r.Moves) == 0 {
+		return r
+	}
 	// Bytes left: the leader's log size minus each adding replica's.
 	if dirs, err := l.adm.DescribeAllLogDirs(ctx, topicSet); err == nil {
 		size := map[int32]map[tp]int64{}
@@ -142,6 +133,43 @@ func (l *Live) reassignments(ctx context.Context, s *Snapshot, versions func() (
 		}
 	}
 	return r
+}
+
+// throttledTopics completes r from the topics' configs: which moves are
+// throttled, and which topics have throttled replicas set at all.
+func (r *Reassignments) throttledTopics(cfg map[string]map[string]string) {
+	if r == nil {
+		return
+	}
+	for i := range r.Moves {
+		m := &r.Moves[i]
+		c := cfg[m.Topic]
+		m.Throttled = throttles(c[leaderThrottledReplicas], m.Partition) || throttles(c[followerThrottledReplicas], m.Partition)
+	}
+	for t, c := range cfg {
+		if strings.TrimSpace(c[leaderThrottledReplicas]) != "" || strings.TrimSpace(c[followerThrottledReplicas]) != "" {
+			r.ThrottledTopics = append(r.ThrottledTopics, t)
+		}
+	}
+}
+
+// leftoverWarning says where a throttle was left set with nothing moving.
+func (r *Reassignments) leftoverWarning() string {
+	if !r.Leftover() {
+		return ""
+	}
+	var where []string
+	if len(r.Throttles) > 0 {
+		bs := make([]int32, len(r.Throttles))
+		for i, t := range r.Throttles {
+			bs[i] = t.Broker
+		}
+		where = append(where, "rates on "+namedIDs("broker", "brokers", bs))
+	}
+	if n := len(r.ThrottledTopics); n > 0 {
+		where = append(where, "throttled replicas of "+map[bool]string{true: "topic ", false: "topics "}[n == 1]+fewNames(append([]string(nil), r.ThrottledTopics...), 3))
+	}
+	return "replication throttle left set with no reassignment in progress (" + strings.Join(where, "; ") + "): clear it with kafgo reassign-partitions --verify"
 }
 
 // throttles reports whether a *.replication.throttled.replicas value

@@ -61,6 +61,14 @@ func ids(v []int32) string {
 	return strings.Join(s, ",")
 }
 
+// namedIDs is "broker 1" or "brokers 1,2,3".
+func namedIDs(one, many string, v []int32) string {
+	if len(v) == 1 {
+		return one + " " + ids(v)
+	}
+	return many + " " + ids(v)
+}
+
 // column describes a table column.
 type column struct {
 	title string
@@ -219,7 +227,7 @@ func (t table) widths(cols []int, width int) []int {
 
 func (t table) render(st styles, width int) []string {
 	cols := t.shown(width)
-	w := t.widths(cols, width)
+	cols, w := t.edge(cols, t.widths(cols, width), width)
 	head := make([]cell, len(t.cols))
 	for i := range t.cols {
 		head[i] = styled(t.title(i), st.header)
@@ -233,6 +241,30 @@ func (t table) render(st styles, width int) []string {
 		out = append(out, fit(st.dim.Render(moreLine(above, below)+t.hint), width))
 	}
 	return out
+}
+
+// edge settles the columns the right edge of the frame would cut: a
+// number cut short reads as another number ("3.0MiB" as "3"), so a
+// right-aligned column that does not fit whole is left out, with every
+// column after it; a text column keeps what fits, its cells ending in
+// "…", when at least minFlexed cells are left for it.
+func (t table) edge(cols, w []int, width int) ([]int, []int) {
+	pos := gutter
+	for j, i := range cols {
+		if j > 0 {
+			pos += gap
+		}
+		if pos+w[j] <= width {
+			pos += w[j]
+			continue
+		}
+		if room := width - pos; !t.cols[i].right && room >= minFlexed {
+			w[j] = room
+			return cols[:j+1], w[:j+1]
+		}
+		return cols[:j], w[:j]
+	}
+	return cols, w
 }
 
 func (t table) line(cells []cell, cols, w []int, selected bool, st styles, width int) string {
@@ -273,12 +305,62 @@ func (t table) line(cells []cell, cols, w []int, selected bool, st styles, width
 }
 
 // fit cuts s to width display columns and drops trailing blanks, so that
-// frames compare equal however a terminal would pad them.
+// frames compare equal however a terminal would pad them. A figure the
+// cut would go through ("908KiB/s" as "90") goes whole, replaced by "…":
+// a number cut short reads as another number.
 func fit(s string, width int) string {
 	if ansi.StringWidth(s) > width {
-		s = ansi.Truncate(s, width, "")
+		if at, ok := figureCut(ansi.Strip(s), width); ok {
+			s = ansi.Truncate(s, at+1, "…")
+		} else {
+			s = ansi.Truncate(s, width, "")
+		}
 	}
 	return strings.TrimRight(s, " ")
+}
+
+// maxFigure is the longest word fit treats as a figure; a longer one
+// (a hex dump, an encoded value) is text, cut where the width ends.
+const maxFigure = 24
+
+// figureCut reports where the word that plain (s without its styling)
+// would be cut in at width starts, when that word holds a digit: the
+// cut then goes before it, leaving room for "…".
+func figureCut(plain string, width int) (int, bool) {
+	col, start, startCol, digit := 0, 0, 0, false
+	for i, r := range plain {
+		if r == ' ' {
+			start, startCol, digit = i+1, col+1, false
+		} else if r >= '0' && r <= '9' {
+			digit = true
+		}
+		rw := ansi.StringWidth(string(r))
+		if col+rw > width {
+			// r does not fit: a cut inside a word, unless r is a blank.
+			if r == ' ' || startCol >= width {
+				return 0, false
+			}
+			// The rest of the word decides whether it is a figure.
+			end := strings.IndexByte(plain[i:], ' ')
+			word := plain[start:]
+			if end >= 0 {
+				word = plain[start : i+end]
+			}
+			if !digit {
+				digit = strings.ContainsAny(word, "0123456789")
+			}
+			switch {
+			case !digit || ansi.StringWidth(word) > maxFigure:
+				return 0, false
+			case startCol == 0:
+				// Nothing before it: mark the cut at least.
+				return width - 1, true
+			}
+			return startCol, true
+		}
+		col += rw
+	}
+	return 0, false
 }
 
 // cursor is a selection in a list that changes under it. It follows the

@@ -1,6 +1,9 @@
 package tui
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // trendLen is how many samples a series keeps: two minutes at the default
 // two-second refresh, and a bound on memory whatever the cluster's size.
@@ -40,7 +43,11 @@ func (s *series) values() []float64 {
 //     and cluster: high watermark deltas (ListOffsets), which any Kafka
 //     answers;
 //   - records consumed per topic, group and broker (the partitions it
-//     leads, which consumers fetch from): committed offset deltas;
+//     leads, which consumers fetch from): committed offsets, which move
+//     only when a consumer commits (every auto.commit.interval.ms, 5 s by
+//     default, often longer than a refresh), so the rate is taken
+//     between the commits seen to change (see commitTrack), not between
+//     two refreshes, which would read 0 between commits and double after;
 //   - bytes in and out per broker, and per topic where the brokers report
 //     topic counters: their admin endpoints' counters (Broker.Counters),
 //     so only with --admin;
@@ -58,8 +65,81 @@ type trends struct {
 	brokerIn, brokerOut         map[int32]*series // records/s into and consumed from partitions it leads
 	brokerBytesIn, brokerBytes  map[int32]*series // bytes/s in, out
 	groupLag, groupRate         map[string]*series
+	commits                     map[groupPartition]*commitTrack
 
 	clusterIn, clusterBytesIn, clusterBytesOut, clusterLag series
+}
+
+// groupPartition is a partition one group commits on.
+type groupPartition struct {
+	group string
+	tp
+}
+
+// commitWindow is how far back a consumption rate looks: long enough to
+// span several commits at the default auto.commit.interval.ms (5 s), so
+// that when a refresh sees each commit is averaged out.
+const commitWindow = 30 * time.Second
+
+// commitTrack is what is known of one group's commits on a partition:
+// the latest committed offset, when it was first seen, and the changes
+// seen within commitWindow (the last two whatever their age).
+type commitTrack struct {
+	last    int64
+	seen    time.Time
+	changes []commitPoint
+}
+
+type commitPoint struct {
+	at     time.Time
+	offset int64
+}
+
+// observe takes the committed offset seen at now, dt seconds after the
+// previous snapshot. A change is dated halfway between the two snapshots,
+// since the commit happened somewhere between them; an offset that went
+// back (a reset) starts the track again.
+func (c *commitTrack) observe(offset int64, now time.Time, dt float64) {
+	switch {
+	case offset > c.last && dt > 0:
+		at := now.Add(-time.Duration(dt / 2 * float64(time.Second)))
+		c.changes = append(c.changes, commitPoint{at: at, offset: offset})
+	case offset < c.last:
+		c.changes, c.seen = nil, now
+	}
+	c.last = offset
+	for len(c.changes) > 2 && now.Sub(c.changes[0].at) > commitWindow {
+		c.changes = c.changes[1:]
+	}
+}
+
+// rate is the records consumed per second at now: the offsets committed
+// between the first and the last change in the window over the time
+// between them. When no change came for twice the usual time between
+// commits, or for a whole window, the consumer has stopped: 0. Unknown
+// until two changes give an interval (one change says nothing of how
+// long the records took) or a window passed without any.
+func (c *commitTrack) rate(now time.Time) float64 {
+	n := len(c.changes)
+	if n < 2 {
+		since := c.seen
+		if n == 1 {
+			since = c.changes[0].at
+		}
+		if now.Sub(since) >= commitWindow {
+			return 0
+		}
+		return math.NaN()
+	}
+	first, last := c.changes[0], c.changes[n-1]
+	span := last.at.Sub(first.at)
+	if span <= 0 {
+		return math.NaN()
+	}
+	if idle := now.Sub(last.at); idle > 2*span/time.Duration(n-1) && idle > commitWindow/10 {
+		return 0
+	}
+	return float64(last.offset-first.offset) / span.Seconds()
 }
 
 func newTrends() *trends { return &trends{} }
@@ -166,17 +246,11 @@ func (t *trends) add(s *Snapshot) {
 		}
 	}
 
-	// Consumption: committed offset deltas.
-	prevCommitted := map[string]map[tp]int64{}
-	if prev != nil {
-		for _, g := range prev.Groups {
-			m := map[tp]int64{}
-			for _, o := range g.Offsets {
-				m[tp{o.Topic, o.Partition}] = o.Committed
-			}
-			prevCommitted[g.ID] = m
-		}
+	// Consumption: between the commits seen to change.
+	if t.commits == nil {
+		t.commits = map[groupPartition]*commitTrack{}
 	}
+	liveCommits := map[groupPartition]bool{}
 	topicOut := map[string]*sum{}
 	for name := range liveTopics {
 		topicOut[name] = &sum{}
@@ -205,21 +279,26 @@ func (t *trends) add(s *Snapshot) {
 			push(t.groupLag, g.ID, math.NaN())
 		}
 		var gr sum
-		if before, ok := prevCommitted[g.ID]; ok {
-			for _, o := range g.Offsets {
-				k := tp{o.Topic, o.Partition}
-				c, ok := before[k]
-				if !ok {
-					continue
-				}
-				r := rate(float64(c), float64(o.Committed), dt)
-				gr.add(r)
-				if ts := topicOut[o.Topic]; ts != nil {
-					ts.add(r)
-				}
-				if l, ok := leader[k]; ok && brokerOut[l] != nil {
-					brokerOut[l].add(r)
-				}
+		for _, o := range g.Offsets {
+			if o.Committed < 0 {
+				continue
+			}
+			k := tp{o.Topic, o.Partition}
+			gk := groupPartition{g.ID, k}
+			liveCommits[gk] = true
+			c := t.commits[gk]
+			if c == nil {
+				t.commits[gk] = &commitTrack{last: o.Committed, seen: s.Taken}
+				continue
+			}
+			c.observe(o.Committed, s.Taken, dt)
+			r := c.rate(s.Taken)
+			gr.add(r)
+			if ts := topicOut[o.Topic]; ts != nil {
+				ts.add(r)
+			}
+			if l, ok := leader[k]; ok && brokerOut[l] != nil {
+				brokerOut[l].add(r)
 			}
 		}
 		push(t.groupRate, g.ID, gr.value())
@@ -278,6 +357,11 @@ func (t *trends) add(s *Snapshot) {
 	t.brokerIn, t.brokerOut = keep(t.brokerIn, liveBrokers), keep(t.brokerOut, liveBrokers)
 	t.brokerBytesIn, t.brokerBytes = keep(t.brokerBytesIn, liveBrokers), keep(t.brokerBytes, liveBrokers)
 	t.groupLag, t.groupRate = keep(t.groupLag, liveGroups), keep(t.groupRate, liveGroups)
+	for k := range t.commits {
+		if !liveCommits[k] {
+			delete(t.commits, k)
+		}
+	}
 }
 
 // partRate is a partition's records-in rate, if known.

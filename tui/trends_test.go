@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -39,9 +40,11 @@ func TestTrendsRates(t *testing.T) {
 	// orders-2 and payments-1.
 	check("broker 1", tr.brokerIn[1], 20)
 	check("broker 3", tr.brokerIn[3], 25)
-	check("billing consumed", tr.groupRate["billing"], 45) // 3 partitions × 30 in 2s
-	check("consumed from broker 2 (it leads orders-1)", tr.brokerOut[2], 15)
-	check("orders consumed", tr.topicOut["orders"], 45)
+	// Consumption needs two commits seen to change: the first says
+	// nothing of how long its records took.
+	if v, ok := tr.groupRate["billing"].last(); ok {
+		t.Errorf("billing consumed %v after one commit", v)
+	}
 	check("broker 2 bytes in", tr.brokerBytesIn[2], 40*1200/2)
 	check("broker 2 bytes out", tr.brokerBytes[2], 40*3100/2)
 	check("cluster bytes in", &tr.clusterBytesIn, 3*40*1200/2)
@@ -57,6 +60,48 @@ func TestTrendsRates(t *testing.T) {
 	}
 	if _, ok := tr.brokerBytesIn[2].last(); !ok {
 		t.Error("another broker's rate went with it")
+	}
+	// Each partition's commit went from 30 to 90 between the two
+	// changes, 2 s apart.
+	check("billing consumed", tr.groupRate["billing"], 90)
+	check("consumed from broker 2 (it leads orders-1)", tr.brokerOut[2], 30)
+	check("orders consumed", tr.topicOut["orders"], 90)
+}
+
+// TestConsumedRateSteady: a consumer reading 20 records a second and
+// committing every 5 s (auto.commit.interval.ms), seen every 2 s, shows
+// a steady rate near 20, never 0 between its commits nor a burst after
+// one; once it stops, the rate goes to 0.
+func TestConsumedRateSteady(t *testing.T) {
+	tr := newTrends()
+	start := fixedTime
+	committed := func(at time.Duration) int64 {
+		// Committed at 5 s marks: what was read by then.
+		return int64(at/(5*time.Second)) * 5 * 20
+	}
+	stop := 90 * time.Second
+	var rates []string
+	for at := time.Duration(0); at <= 2*time.Minute; at += 2 * time.Second {
+		s := healthy()
+		s.Taken = start.Add(at)
+		g := &s.Groups[0]
+		g.Offsets = g.Offsets[:1]
+		c := committed(min(at, stop))
+		g.Offsets[0].Committed, g.Offsets[0].End = c, c
+		tr.add(s)
+		v, ok := tr.groupRate["billing"].last()
+		rates = append(rates, fmt.Sprintf("%v:%.1f/%v", at, v, ok))
+		switch {
+		case at >= 12*time.Second && at <= stop && (!ok || v < 16 || v > 25):
+			t.Errorf("at %v: rate %.1f (known %v), want about 20", at, v, ok)
+		case at >= 30*time.Second && at <= stop && (v < 18 || v > 22.5):
+			t.Errorf("at %v: rate %.1f once the window is full, want within 10%% of 20", at, v)
+		case at >= stop+12*time.Second && (!ok || v != 0):
+			t.Errorf("at %v, %v after the consumer stopped: rate %.1f (known %v), want 0", at, at-stop, v, ok)
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		t.Log(strings.Join(rates, " "))
 	}
 }
 

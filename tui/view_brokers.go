@@ -111,7 +111,7 @@ func (v *brokersView) update(msg tea.Msg, e *env) tea.Cmd {
 	case key.Matches(km, e.k.Configs):
 		return openConfigs(e, ConfigResource{Broker: true, Name: strconv.Itoa(int(b.ID))})
 	case key.Matches(km, e.k.Elect):
-		askElect(e, nil, "every partition")
+		askElect(e, nil, "the cluster")
 	}
 	return nil
 }

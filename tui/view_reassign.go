@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -25,9 +23,23 @@ func (v *reassignView) listing(e *env) listing {
 			parts[tp{t.Name, p.ID}] = p
 		}
 	}
+	// What a move is (topic, partition, replicas, adding, removing) and
+	// how far it has to go stay at 80 columns; the leader, the throttle
+	// mark (the summary line names the throttles) and the ISR go first,
+	// and of the two progress figures the one in offsets, unless the
+	// bytes are unknown (DescribeLogDirs failed).
+	bytesKnown := false
+	for _, m := range r.Moves {
+		bytesKnown = bytesKnown || m.BytesLeft >= 0
+	}
+	offsetsDrop, bytesDrop := 5, 0
+	if !bytesKnown {
+		offsetsDrop, bytesDrop = 0, 5
+	}
 	cols := []column{{title: "TOPIC", flex: true}, {title: "PARTITION", right: true}, {title: "REPLICAS", flex: true},
-		{title: "ADDING", flex: true}, {title: "REMOVING", flex: true}, {title: "LEADER", right: true}, {title: "ISR", flex: true},
-		{title: "THROTTLED"}, {title: "OFFSETS-LEFT", right: true}, {title: "BYTES-LEFT", right: true}}
+		{title: "ADDING", flex: true}, {title: "REMOVING", flex: true}, {title: "LEADER", right: true, drop: 4},
+		{title: "ISR", flex: true, drop: 2}, {title: "THROTTLED", drop: 3},
+		{title: "OFFSETS-LEFT", right: true, drop: offsetsDrop}, {title: "BYTES-LEFT", right: true, drop: bytesDrop}}
 	var rows []row
 	for _, m := range r.Moves {
 		p := parts[tp{m.Topic, m.Partition}]
@@ -58,7 +70,27 @@ func (v *reassignView) listing(e *env) listing {
 	return v.list.apply(cols, rows)
 }
 
-func (v *reassignView) listHeight(h int) int { return max(1, h-3) }
+// head is what goes above the table: the summary, the throttles (each
+// line wrapped to the width, so no rate is cut) and the error or a blank.
+func (v *reassignView) head(e *env, ls listing, w int) []string {
+	r, st := e.s.Reassignments, e.st
+	out := []string{listSummary(&v.list, ls, st, plural(len(r.Moves), "partition reassigning", "partitions reassigning"))}
+	for _, l := range wrapParts(throttleParts(r), w-2) {
+		if r.Leftover() {
+			l = st.warn.Render(l)
+		}
+		out = append(out, "  "+l)
+	}
+	if r.Err != "" {
+		return append(out, st.warn.Render(r.Err))
+	}
+	return append(out, "")
+}
+
+// listHeight leaves room for the head and the table header.
+func (v *reassignView) listHeight(e *env, ls listing, w, h int) int {
+	return max(1, h-len(v.head(e, ls, w))-1)
+}
 
 func (v *reassignView) sync(e *env) { v.list.sync(v.listing(e)) }
 
@@ -80,7 +112,13 @@ func (v *reassignView) update(msg tea.Msg, e *env) tea.Cmd {
 	return nil
 }
 
-func (v *reassignView) scroll(e *env, _, h int) { v.list.scroll(v.listing(e), v.listHeight(h)) }
+func (v *reassignView) scroll(e *env, w, h int) {
+	if e.s.Reassignments == nil {
+		return
+	}
+	ls := v.listing(e)
+	v.list.scroll(ls, v.listHeight(e, ls, w, h))
+}
 
 func (v *reassignView) render(e *env, w, h int) []string {
 	r, st := e.s.Reassignments, e.st
@@ -89,14 +127,8 @@ func (v *reassignView) render(e *env, w, h int) []string {
 			"No broker serves ListPartitionReassignments (KIP-455, Kafka 2.4 and later)."}, w)
 	}
 	ls := v.listing(e)
-	out := []string{listSummary(&v.list, ls, st, joinParts(plural(len(r.Moves), "partition reassigning", "partitions reassigning"),
-		throttleSummary(r.Throttles)))}
-	if r.Err != "" {
-		out = append(out, st.warn.Render(r.Err))
-	} else {
-		out = append(out, "")
-	}
-	out = append(out, v.list.table(ls, v.listHeight(h)).render(st, w)...)
+	out := v.head(e, ls, w)
+	out = append(out, v.list.table(ls, v.listHeight(e, ls, w, h)).render(st, w)...)
 	switch {
 	case len(r.Moves) == 0:
 		out = append(out, "  no reassignments in progress")
@@ -106,11 +138,15 @@ func (v *reassignView) render(e *env, w, h int) []string {
 	return fitAll(out, w)
 }
 
-// throttleSummary is "throttled: brokers 1,2 leader 10MiB/s follower
-// 10MiB/s; broker 3 leader 1MiB/s", brokers with the same rates together.
-func throttleSummary(ts []BrokerThrottle) string {
-	if len(ts) == 0 {
-		return "no replication throttle"
+// throttleParts describe the replication throttles: "throttled: brokers
+// 1,2 leader 10MiB/s follower 10MiB/s", "broker 3 leader 1MiB/s" (brokers
+// with the same rates together), "throttled replicas: topic payments";
+// with nothing moving they are flagged as left over, with how to clear
+// them. "no replication throttle" when none is set.
+func throttleParts(r *Reassignments) []string {
+	ts := r.Throttles
+	if len(ts) == 0 && len(r.ThrottledTopics) == 0 {
+		return []string{"no replication throttle"}
 	}
 	type rates struct{ leader, follower int64 }
 	var order []rates
@@ -123,19 +159,25 @@ func throttleSummary(ts []BrokerThrottle) string {
 		brokers[r] = append(brokers[r], t.Broker)
 	}
 	var parts []string
-	for _, r := range order {
-		bs := brokers[r]
-		s := "broker " + ids(bs)
-		if len(bs) > 1 {
-			s = "brokers " + ids(bs)
+	if r.Leftover() {
+		parts = append(parts, "replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify")
+	}
+	for i, rt := range order {
+		s := namedIDs("broker", "brokers", brokers[rt])
+		if rt.leader >= 0 {
+			s += " leader " + siBytes(float64(rt.leader)) + "/s"
 		}
-		if r.leader >= 0 {
-			s += " leader " + siBytes(float64(r.leader)) + "/s"
+		if rt.follower >= 0 {
+			s += " follower " + siBytes(float64(rt.follower)) + "/s"
 		}
-		if r.follower >= 0 {
-			s += " follower " + siBytes(float64(r.follower)) + "/s"
+		if i == 0 {
+			s = "throttled: " + s
 		}
 		parts = append(parts, s)
 	}
-	return "throttled: " + strings.Join(parts, "; ")
+	if n := len(r.ThrottledTopics); n > 0 {
+		parts = append(parts, "throttled replicas: "+map[bool]string{true: "topic ", false: "topics "}[n == 1]+
+			fewNames(append([]string(nil), r.ThrottledTopics...), 5))
+	}
+	return parts
 }

@@ -101,6 +101,10 @@ func workbenchCases() []workbenchCase {
 		{name: "page-broker-partition", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("enter", "j", "enter")},
 		// Reassignments.
 		{name: "reassignments", snaps: one(reassigning), opt: Options{View: ViewReassignments}},
+		// Done, but the throttles are left: they still cap replication.
+		{name: "reassignments-leftover-throttle", snaps: one(reassigned), opt: Options{View: ViewReassignments},
+			want: []string{"replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify",
+				"throttled: broker 1 leader 10MiB/s follower 10MiB/s", "throttled replicas: topic payments", "no reassignments in progress"}},
 		{name: "reassigning-partitions", snaps: one(reassigning), opt: Options{View: ViewPartitions, Topic: "payments"}},
 		// The message browser.
 		{name: "browser-text", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m")},
@@ -118,6 +122,18 @@ func workbenchCases() []workbenchCase {
 					{Offset: 1201, Timestamp: fixedTime, Key: []byte("k"), KeySize: 1, Value: []byte("new two"), ValueSize: 7},
 				}}
 			}, want: []string{"following"}},
+		// The browser's filter: on the loaded records' keys, values and
+		// headers; paging past the first match reads older records and
+		// filters them too.
+		{name: "browser-filter", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "/", typed("customer-3"), "enter"),
+			want: []string{`filter "customer-3": 14 of the 100 records loaded match`, ">   1193"}},
+		{name: "browser-filter-older", snaps: one(healthy), opt: Options{View: ViewTopics},
+			keys: keys("m", "/", typed("customer-3"), "enter", "g", "up"),
+			want: []string{"200 records 1000–1199", `filter "customer-3": 28 of the 200 records loaded match`, ">   1095"}},
+		{name: "browser-filter-header", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "/", typed("T-1150"), "enter"),
+			want: []string{`filter "T-1150": 1 of the 100 records loaded match`}},
+		{name: "browser-filter-none", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "/", typed("nowhere"), "enter"),
+			want: []string{`no loaded record matches "nowhere"`}},
 		{name: "record-json", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "k", "k", "d", "enter")},
 		{name: "record-hex", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("m", "k", "d", "d", "enter")},
 		{name: "browser-from-group", snaps: one(emptyGroup), opt: Options{View: ViewGroups}, keys: keys("enter", "enter"),
@@ -158,8 +174,21 @@ func workbenchCases() []workbenchCase {
 			want: []string{"Move the leadership of 1 partition of topic payments back to the preferred replica?"}},
 		{name: "elect-done", snaps: one(degraded), opt: Options{View: ViewTopics}, keys: keys("j", "E", "y"),
 			acts: []string{"elect payments[1]"}},
+		{name: "elect-cluster-confirm", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("E"),
+			want: []string{"Cluster-wide: move the leadership of 1 partition back to the preferred replica?"}},
+		// A filtered page counts what it leads over all its partitions,
+		// and a filter matching nothing says so.
+		{name: "page-broker-filtered", snaps: one(healthy), opt: Options{View: ViewBrokers}, keys: keys("enter", "/", typed("payments"), "enter"),
+			want: []string{"6 partitions · 2 led here", `filter "payments": 1 of 6 shown`}},
+		{name: "page-group-filter-none", snaps: one(healthy), opt: Options{View: ViewGroups}, keys: keys("enter", "/", typed("nowhere"), "enter"),
+			want: []string{`  no match for "nowhere"`}},
 		// Warnings, probes, help.
 		{name: "warnings", snaps: one(degraded), opt: Options{View: ViewBrokers}, keys: keys("w")},
+		// Without --admin: every figure only the admin endpoints know
+		// is "-", and the header says why, once.
+		{name: "no-admin-brokers", snaps: func() []*Snapshot { return []*Snapshot{noAdmin(), noAdmin()} }, opt: Options{View: ViewBrokers},
+			want: []string{"MaxFollowerLag:         -", "ControllerEpoch:        -", noAdminNote}},
+		{name: "no-admin-topics", snaps: one(noAdmin), opt: Options{View: ViewTopics}},
 		{name: "unreachable-brokers", snaps: one(healthy), opt: Options{View: ViewBrokers}, msgs: []tea.Msg{unreachable}, keys: keys("G"),
 			want: []string{"Broker 3 (admin kafka-3.example:9644) is unreachable since 09:30:15: connect: connection refused"}},
 		{name: "unreachable-warnings", snaps: one(healthy), opt: Options{View: ViewBrokers}, msgs: []tea.Msg{unreachable}, keys: keys("w")},

@@ -55,7 +55,12 @@ Everything but the followers' log end offsets, the controller epoch and
 byte counters comes over the Kafka protocol, from any Kafka 2.x cluster
 or later (records in per second are high watermark deltas). The rest only
 the brokers' admin endpoints (admin.listener) know: --admin lists them;
-without it those show as "-".
+without it those show as "-", and the header says so.
+
+Records consumed per second (CONSUMED/s, REC-OUT/s) come from committed
+offsets, between the commits seen to change over the last 30s: they
+follow the consumers' commits (auto.commit.interval.ms), not each record
+read, and are "-" until two commits were seen.
 
 --once prints one frame of --view at --width x --height and exits, for
 scripts: without the key help, and with no colour unless stdout is a

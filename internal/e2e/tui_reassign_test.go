@@ -15,8 +15,8 @@ import (
 // shows it as kafka-reassign-partitions --list would (replicas, adding,
 // removing), that it is throttled and at what rate, and how far the new
 // replica is behind: in offsets (the leader's view, over --admin) and in
-// bytes (DescribeLogDirs); once the throttle is lifted and the move done,
-// none is in progress.
+// bytes (DescribeLogDirs); once the move is done, none is in progress and
+// the throttle shows as left over until --verify clears it.
 func TestTUIShowsReassignment(t *testing.T) {
 	c, cl, ctx := startCluster3(t, nil)
 	bs := "--bootstrap-server=" + c.Bootstrap()
@@ -63,6 +63,14 @@ func TestTUIShowsReassignment(t *testing.T) {
 		last = frame()
 		return strings.Contains(last, "0 partitions reassigning") && strings.Contains(last, "no reassignments in progress"), last
 	})
+	// Done, but nobody ran --verify: the throttles are still set, and
+	// the view says so, with how to clear them.
+	for _, want := range []string{"replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify",
+		"throttled: brokers 1,2,3 leader 95MiB/s follower 95MiB/s", "throttled replicas: topic moving"} {
+		if !strings.Contains(last, want) {
+			t.Fatalf("frame after the move lacks %q:\n%s", want, last)
+		}
+	}
 	out := kafgo(t, "", "reassign-partitions", bs, "--verify", "--reassignment-json-file", plan)
 	if !strings.Contains(out, "Reassignment of partition moving-0 is completed") {
 		t.Fatalf("--verify:\n%s", out)
