@@ -282,9 +282,17 @@ func (m Model) helpLines(w int) []string {
 	if m.opt.Once {
 		return nil
 	}
+	// bubbles' help line drops the keys that do not fit for a "…", but
+	// adds the next one anyway when the "…" itself would not fit: a
+	// narrower budget then keeps whole keys only.
 	h := m.help
-	h.Width = w
-	return []string{fit(h.ShortHelpView(m.shortKeys()), w)}
+	line := ""
+	for h.Width = w; h.Width > 0; h.Width-- {
+		if line = h.ShortHelpView(m.shortKeys()); ansi.StringWidth(line) <= w {
+			break
+		}
+	}
+	return []string{fit(line, w)}
 }
 
 // shortKeys are the keys on the help line: what the view in front does,

@@ -163,10 +163,13 @@ func TestFitNeverCutsAFigure(t *testing.T) {
 		want  string
 	}{
 		{"in 352KiB/s · 908KiB/s out", 19, "in 352KiB/s · …"},
-		{"in 352KiB/s · 908KiB/s out", 22, "in 352KiB/s · 908KiB/s"},
+		// A cut line ends in "…", which takes a column of its own.
+		{"in 352KiB/s · 908KiB/s out", 22, "in 352KiB/s · …"},
+		{"in 352KiB/s · 908KiB/s out", 23, "in 352KiB/s · 908KiB/s…"},
 		{"updated 09:30:15 · every 2s", 13, "updated …"},
-		{"2 under-replicated · 2 reassigning", 24, "2 under-replicated · 2 r"},
-		{"value 0123456789abcdef0123456789abcdef", 20, "value 0123456789abcd"},
+		{"2 under-replicated · 2 reassigning", 24, "2 under-replicated · 2 …"},
+		{"2 under-replicated · 2 reassigning", 25, "2 under-replicated · 2 r…"},
+		{"value 0123456789abcdef0123456789abcdef", 20, "value 0123456789abc…"},
 		{"12345678", 4, "123…"},
 	} {
 		if got := fit(c.s, c.width); got != c.want {

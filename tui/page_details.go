@@ -75,7 +75,7 @@ func (v *brokerPage) listing(e *env) listing {
 			leo, ok := p.ReplicaLEO(v.id)
 			lag, lagOK := p.ReplicaLag(v.id)
 			rows = append(rows, row{key: tp{t.Name, p.ID}.String(), cells: []cell{txt(t.Name), intCell(int(p.ID)), role,
-				leader, in, optNum(leo, ok), lagCell(lag, lagOK, st), partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], st)}})
+				leader, in, optNum(leo, ok), lagCell(lag, lagOK, st), partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], e.probes, st)}})
 		}
 	}
 	return v.list.apply(cols, rows)
@@ -86,7 +86,7 @@ func (v *brokerPage) head(e *env, w int) []string {
 	if !ok {
 		return []string{e.st.bad.Render(fmt.Sprintf("Broker %d is not in the cluster.", v.id))}
 	}
-	out := brokerStatus(b, e)
+	out := brokerStatus(b, e, w)
 	// Bytes where the admin endpoint counts them, else records, which any
 	// cluster gives.
 	graph := chartLines("bytes in/s", e.tr.brokerBytesIn[v.id], siBytes, e.st, w)

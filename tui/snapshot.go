@@ -347,6 +347,7 @@ type clusterSummary struct {
 	underMinISR, nonPreferred            int
 	maxLag                               int64
 	maxLagKnown                          bool
+	lagUnknown                           int // led partitions whose follower lag is unknown
 	leaders, replicas                    map[int32]int
 }
 
@@ -372,8 +373,12 @@ func (s *Snapshot) summary() clusterSummary {
 			for _, r := range p.Replicas {
 				c.replicas[r]++
 			}
-			if l, ok := p.MaxLag(); ok && (!c.maxLagKnown || l > c.maxLag) {
-				c.maxLag, c.maxLagKnown = l, true
+			if l, ok := p.MaxLag(); ok {
+				if !c.maxLagKnown || l > c.maxLag {
+					c.maxLag, c.maxLagKnown = l, true
+				}
+			} else if p.HasLeader() {
+				c.lagUnknown++
 			}
 		}
 	}

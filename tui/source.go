@@ -50,6 +50,7 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 	var (
 		wg         sync.WaitGroup
 		hw, leo    offsetsResult
+		start      offsetsResult
 		groups     groupsResult
 		adminViews []adminReport
 		txns       *Transactions
@@ -64,9 +65,11 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 	for _, t := range s.Topics {
 		topics = append(topics, t.Name)
 	}
-	wg.Add(7)
-	go func() { defer wg.Done(); hw = l.listOffsets(ctx, s, consumerReplicaID) }()
-	go func() { defer wg.Done(); leo = l.listOffsets(ctx, s, debugReplicaID) }()
+	wg.Add(8)
+	go func() { defer wg.Done(); hw = l.listOffsets(ctx, s, consumerReplicaID, latestOffset) }()
+	go func() { defer wg.Done(); leo = l.listOffsets(ctx, s, debugReplicaID, latestOffset) }()
+	// The log start any Kafka gives (the admin endpoints give it too).
+	go func() { defer wg.Done(); start = l.listOffsets(ctx, s, consumerReplicaID, earliestOffset) }()
 	go func() { defer wg.Done(); groups = l.groups(ctx) }()
 	go func() { defer wg.Done(); adminViews = l.adminReports(ctx) }()
 	go func() { defer wg.Done(); txns = l.transactions(ctx, versions) }()
@@ -107,6 +110,9 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 			}
 			if off, ok := leo.offsets[key]; ok {
 				p.LEO = off
+			}
+			if off, ok := start.offsets[key]; ok {
+				p.LogStart = off
 			}
 		}
 	}

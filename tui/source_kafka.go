@@ -20,6 +20,12 @@ const (
 	debugReplicaID    int32 = -2
 )
 
+// ListOffsets timestamps: the latest offset and the log start.
+const (
+	latestOffset   int64 = -1
+	earliestOffset int64 = -2
+)
+
 // metadata issues a Metadata request for all topics. kgo hijacks Metadata
 // requests to refresh its own cache but always asks a broker, so the
 // answer is current, which kadm's cached Metadata would not guarantee.
@@ -81,10 +87,11 @@ type offsetsResult struct {
 }
 
 // listOffsets asks each partition's leader, as the Metadata just read
-// names it, for the latest offset as replica id. Going to the leader
-// directly instead of through kgo's sharding avoids kgo's metadata cache,
-// which can still name the previous leader right after a failover.
-func (l *Live) listOffsets(ctx context.Context, s *Snapshot, replica int32) offsetsResult {
+// names it, for the offset at timestamp (-1 latest, -2 earliest) as
+// replica id. Going to the leader directly instead of through kgo's
+// sharding avoids kgo's metadata cache, which can still name the previous
+// leader right after a failover.
+func (l *Live) listOffsets(ctx context.Context, s *Snapshot, replica int32, timestamp int64) offsetsResult {
 	reqs := map[int32]*kmsg.ListOffsetsRequest{}
 	for _, t := range s.Topics {
 		parts := map[int32][]kmsg.ListOffsetsRequestTopicPartition{} // by leader
@@ -94,7 +101,7 @@ func (l *Live) listOffsets(ctx context.Context, s *Snapshot, replica int32) offs
 			}
 			rp := kmsg.NewListOffsetsRequestTopicPartition()
 			rp.Partition = p.ID
-			rp.Timestamp = -1 // latest
+			rp.Timestamp = timestamp
 			parts[p.Leader] = append(parts[p.Leader], rp)
 		}
 		for leader, ps := range parts {

@@ -404,7 +404,7 @@ func TestThrottleLeftover(t *testing.T) {
 	if !slices.Equal(r.ThrottledTopics, []string{"payments"}) || !r.Leftover() {
 		t.Fatalf("throttled topics %q, leftover %v", r.ThrottledTopics, r.Leftover())
 	}
-	want := "replication throttle left set with no reassignment in progress (rates on brokers 1,3; throttled replicas of topic payments): clear it with kafgo reassign-partitions --verify"
+	want := "replication throttle left set with no reassignment in progress (rates on brokers 1,3; throttled replicas of topic payments): clear it with kafgo reassign-partitions --verify --reassignment-json-file <plan>, or kafgo configs --alter --delete-config <the *.replication.throttled.* keys>"
 	if got := r.leftoverWarning(); got != want {
 		t.Fatalf("warning %q, want %q", got, want)
 	}
@@ -419,5 +419,31 @@ func TestThrottleLeftover(t *testing.T) {
 	none.throttledTopics(cfg)
 	if none.Leftover() || none.leftoverWarning() != "" {
 		t.Fatal("a cluster without KIP-455 has a leftover throttle")
+	}
+}
+
+// TestLiveLogStartWithoutAdmin: the log start comes from ListOffsets
+// (earliest), which any Kafka serves, so it is known without --admin.
+func TestLiveLogStartWithoutAdmin(t *testing.T) {
+	_, addrs := clitest.Cluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
+	ctx := clitest.Context(t, 60*time.Second)
+	produceTo(t, ctx, addrs, "orders", 0, time.UnixMilli(1_700_000_000_000), 30)
+	cl := clitest.Client(t, addrs)
+	del := kadm.Offsets{}
+	del.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 10})
+	if _, err := kadm.NewClient(cl).DeleteRecords(ctx, del); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewLive(cl, nil).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic, ok := s.Topic("orders")
+	if !ok || len(topic.Partitions) != 1 {
+		t.Fatalf("no orders-0 in %+v", s.Topics)
+	}
+	p := topic.Partitions[0]
+	if p.LogStart != 10 || p.HW != 30 {
+		t.Fatalf("log start %d, high watermark %d; want 10 and 30", p.LogStart, p.HW)
 	}
 }

@@ -169,8 +169,16 @@ func (r *Reassignments) leftoverWarning() string {
 	if n := len(r.ThrottledTopics); n > 0 {
 		where = append(where, "throttled replicas of "+map[bool]string{true: "topic ", false: "topics "}[n == 1]+fewNames(append([]string(nil), r.ThrottledTopics...), 3))
 	}
-	return "replication throttle left set with no reassignment in progress (" + strings.Join(where, "; ") + "): clear it with kafgo reassign-partitions --verify"
+	return "replication throttle left set with no reassignment in progress (" + strings.Join(where, "; ") + "): clear it with " + clearByVerify + ", or " + clearByConfigs
 }
+
+// How a throttle left over is cleared: --verify with the plan that set it
+// (Kafka's tool needs the file, and clears the throttles once every move
+// in it is done), or, the plan gone, by deleting the configs themselves.
+const (
+	clearByVerify  = "kafgo reassign-partitions --verify --reassignment-json-file <plan>"
+	clearByConfigs = "kafgo configs --alter --delete-config <the *.replication.throttled.* keys>"
+)
 
 // throttles reports whether a *.replication.throttled.replicas value
 // ("*" or partition:broker pairs) covers partition p.

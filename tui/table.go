@@ -305,15 +305,16 @@ func (t table) line(cells []cell, cols, w []int, selected bool, st styles, width
 }
 
 // fit cuts s to width display columns and drops trailing blanks, so that
-// frames compare equal however a terminal would pad them. A figure the
-// cut would go through ("908KiB/s" as "90") goes whole, replaced by "…":
-// a number cut short reads as another number.
+// frames compare equal however a terminal would pad them. A cut line ends
+// in "…", so that it does not read as whole; a figure the cut would go
+// through ("908KiB/s" as "90") goes whole, replaced by "…": a number cut
+// short reads as another number.
 func fit(s string, width int) string {
 	if ansi.StringWidth(s) > width {
-		if at, ok := figureCut(ansi.Strip(s), width); ok {
+		if at, ok := figureCut(ansi.Strip(s), width-1); ok {
 			s = ansi.Truncate(s, at+1, "…")
 		} else {
-			s = ansi.Truncate(s, width, "")
+			s = ansi.Truncate(s, width, "…")
 		}
 	}
 	return strings.TrimRight(s, " ")
@@ -325,7 +326,7 @@ const maxFigure = 24
 
 // figureCut reports where the word that plain (s without its styling)
 // would be cut in at width starts, when that word holds a digit: the
-// cut then goes before it, leaving room for "…".
+// cut then goes before it. width is the room before the "…" fit adds.
 func figureCut(plain string, width int) (int, bool) {
 	col, start, startCol, digit := 0, 0, 0, false
 	for i, r := range plain {
@@ -354,7 +355,7 @@ func figureCut(plain string, width int) (int, bool) {
 				return 0, false
 			case startCol == 0:
 				// Nothing before it: mark the cut at least.
-				return width - 1, true
+				return width, true
 			}
 			return startCol, true
 		}

@@ -5,6 +5,8 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -148,9 +150,15 @@ func (v *brokersView) render(e *env, w, h int) []string {
 			countIf(sum.underMinISR, "under min ISR", st.bad.Render),
 			countIf(sum.offline, "offline", st.bad.Render)) + ")"
 	}
+	// The maximum over the partitions whose followers' LEOs are known; a
+	// partition led by a broker no admin endpoint answers for could lag
+	// more, so it is counted rather than taken as 0.
 	lag := "-"
 	if sum.maxLagKnown {
 		lag = strconv.FormatInt(sum.maxLag, 10)
+		if sum.lagUnknown > 0 {
+			lag += st.dim.Render(fmt.Sprintf(" (unknown for %s)", plural(sum.lagUnknown, "partition", "partitions")))
+		}
 	}
 	out := []string{
 		kv("ClusterId", orDash(s.ClusterID)),
@@ -172,7 +180,7 @@ func (v *brokersView) render(e *env, w, h int) []string {
 	}
 	b, _ := v.selected(e)
 	out = append(out, "")
-	out = append(out, brokerStatus(b, e)...)
+	out = append(out, brokerStatus(b, e, w)...)
 	if f := v.list.summary(ls); f != "" {
 		out = append(out, st.dim.Render(f))
 	}
@@ -180,12 +188,26 @@ func (v *brokersView) render(e *env, w, h int) []string {
 	// as they fit.
 	if e.once && len(s.Warnings) > 0 && len(out)+2 < h {
 		out = append(out, "", "Warnings:")
+		// Each wrapped whole at word breaks; one that no longer fits
+		// is counted in "… and N more" instead of cut.
+	warnings:
 		for i, wn := range s.Warnings {
-			if len(out) == h-1 && i < len(s.Warnings)-1 {
-				out = append(out, st.warn.Render(fmt.Sprintf("  … and %d more", len(s.Warnings)-i)))
-				break
+			lines := wordWrap(wn, max(10, w-4))
+			room := h - 1 - len(out) // a line kept for "… and N more"
+			if i == len(s.Warnings)-1 {
+				room++
 			}
-			out = append(out, st.warn.Render("  "+wn))
+			if len(lines) > room {
+				out = append(out, st.warn.Render(fmt.Sprintf("  … and %d more", len(s.Warnings)-i)))
+				break warnings
+			}
+			for j, l := range lines {
+				indent := "  "
+				if j > 0 {
+					indent = "    "
+				}
+				out = append(out, st.warn.Render(indent+l))
+			}
 		}
 	}
 	return fitAll(out, w)
@@ -193,7 +215,7 @@ func (v *brokersView) render(e *env, w, h int) []string {
 
 // brokerStatus is the selected broker's detail: whether it is in sync
 // and answers, its throughput, the clients it throttles.
-func brokerStatus(b Broker, e *env) []string {
+func brokerStatus(b Broker, e *env, w int) []string {
 	st, s := e.st, e.s
 	sum := s.summary()
 	ooi := outOfISR(s)
@@ -214,7 +236,7 @@ func brokerStatus(b Broker, e *env) []string {
 	default:
 		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
 	}
-	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st); line != "" {
+	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st, w-2); line != "" {
 		out = append(out, "  "+line)
 	}
 	if len(b.Throttled) > 0 {
@@ -224,23 +246,36 @@ func brokerStatus(b Broker, e *env) []string {
 }
 
 // throughputLine is "in 1.2MiB/s ▂▃▅ · out … · 120 rec/s in ▂▃▅ · 80
-// rec/s out ▂▃▅" with the parts that are known, "" when none is.
-func throughputLine(in, out, rec, recOut *series, st styles) string {
-	var parts []string
-	spark := func(s *series) string { return st.good.Render(sparkline(s.vals, min(10, len(s.vals)))) }
-	if v, ok := in.last(); ok {
-		parts = append(parts, "in "+siBytes(v)+"/s "+spark(in))
+// rec/s out ▂▃▅" with the parts that are known, "" when none is. Narrower
+// than w it goes without the sparklines, then without its last parts: a
+// part is shown whole or not at all, never a figure without its label.
+func throughputLine(in, out, rec, recOut *series, st styles, w int) string {
+	type part struct {
+		s    *series
+		text func(float64) string
 	}
-	if v, ok := out.last(); ok {
-		parts = append(parts, "out "+siBytes(v)+"/s "+spark(out))
+	ps := []part{
+		{in, func(v float64) string { return "in " + siBytes(v) + "/s" }},
+		{out, func(v float64) string { return "out " + siBytes(v) + "/s" }},
+		{rec, func(v float64) string { return siCount(v) + " rec/s in" }},
+		{recOut, func(v float64) string { return siCount(v) + " rec/s out" }},
 	}
-	if v, ok := rec.last(); ok {
-		parts = append(parts, siCount(v)+" rec/s in "+spark(rec))
+	var plain, sparked []string
+	for _, p := range ps {
+		if v, ok := p.s.last(); ok {
+			plain = append(plain, p.text(v))
+			sparked = append(sparked, p.text(v)+" "+st.good.Render(sparkline(p.s.vals, min(10, len(p.s.vals)))))
+		}
 	}
-	if v, ok := recOut.last(); ok {
-		parts = append(parts, siCount(v)+" rec/s out "+spark(recOut))
+	if line := joinParts(sparked...); ansi.StringWidth(line) <= w {
+		return line
 	}
-	return joinParts(parts...)
+	for n := len(plain); n > 0; n-- {
+		if line := joinParts(plain[:n]...); ansi.StringWidth(line) <= w {
+			return line
+		}
+	}
+	return ""
 }
 
 // adminCell says whether an admin endpoint answered for the broker; the

@@ -58,17 +58,22 @@ func (v *partitionsView) listing(e *env, t Topic) listing {
 			in = number(siCount(r), r)
 		}
 		rows = append(rows, row{key: strconv.Itoa(int(p.ID)), cells: []cell{intCell(int(p.ID)), leader, txt(ids(p.Replicas)), isr, off,
-			num(p.HW), num(p.LEO), lagCell(lag, known, st), in, partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], st)}})
+			num(p.HW), num(p.LEO), lagCell(lag, known, st), in, partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], e.probes, st)}})
 	}
 	return v.list.apply(cols, rows)
 }
 
-// partitionState names what is wrong with a partition, worst first.
-func partitionState(p Partition, minISR int, move Reassignment, st styles) cell {
+// partitionState names what is wrong with a partition, worst first. A
+// leader whose broker the probes find unreachable is named at once: the
+// controller only elects another once the broker's ZooKeeper session
+// expires, and until then the metadata still shows the partition led.
+func partitionState(p Partition, minISR int, move Reassignment, pr probes, st styles) cell {
 	var bad, warn []string
 	switch {
 	case !p.HasLeader():
 		bad = append(bad, "offline")
+	case leaderUnreachable(p, pr):
+		bad = append(bad, "leader-unreachable")
 	case p.UnderMinISR(minISR):
 		bad = append(bad, "under-min-isr")
 	case p.UnderReplicated():
@@ -87,6 +92,11 @@ func partitionState(p Partition, minISR int, move Reassignment, st styles) cell 
 		return styled(strings.Join(warn, ","), st.warn)
 	}
 	return styled("ok", st.good)
+}
+
+func leaderUnreachable(p Partition, pr probes) bool {
+	_, down := pr.unreachable(p.Leader)
+	return p.HasLeader() && down
 }
 
 // heights splits the body: a topic line and the table header, the
@@ -239,12 +249,12 @@ func (v *partitionsView) render(e *env, w, h int) []string {
 		return fitAll(append(out, "  no partition matches the filter"), w)
 	}
 	out = append(out, "")
-	out = append(out, replicaLines(p, t.Name, e.s.reassigning()[tp{t.Name, p.ID}], st, w)...)
+	out = append(out, replicaLines(p, t.Name, e.s.reassigning()[tp{t.Name, p.ID}], e.probes, st, w)...)
 	return fitAll(out, w)
 }
 
 // replicaLines is the detail of one partition.
-func replicaLines(p Partition, topic string, move Reassignment, st styles, w int) []string {
+func replicaLines(p Partition, topic string, move Reassignment, pr probes, st styles, w int) []string {
 	leader := "none"
 	if p.HasLeader() {
 		leader = strconv.Itoa(int(p.Leader))
@@ -270,9 +280,12 @@ func replicaLines(p Partition, topic string, move Reassignment, st styles, w int
 			inISR = styled("no", st.warn)
 		}
 		state := txt("online")
+		_, down := pr.unreachable(r)
 		switch {
 		case p.IsOffline(r):
 			state = styled("offline", st.bad)
+		case down:
+			state = styled("unreachable", st.bad)
 		case contains(move.Adding, r):
 			state = styled("adding", st.warn)
 		case contains(move.Removing, r):

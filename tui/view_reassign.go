@@ -160,7 +160,7 @@ func throttleParts(r *Reassignments) []string {
 	}
 	var parts []string
 	if r.Leftover() {
-		parts = append(parts, "replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify")
+		parts = append(parts, "replication throttle left set, nothing is moving", "clear it: "+clearByVerify, "or: "+clearByConfigs)
 	}
 	for i, rt := range order {
 		s := namedIDs("broker", "brokers", brokers[rt])

@@ -56,7 +56,7 @@ func (v *warningsView) render(w *warnLog, st styles, width, h int) []string {
 		i, _ := strconv.Atoi(r.key)
 		it := w.items[i]
 		out = append(out, "")
-		lines := wrapText(it.text, width-2)
+		lines := wordWrap(it.text, max(10, width-2))
 		if len(lines) > warningDetailLines {
 			lines = append(lines[:warningDetailLines-1], "…")
 		}

@@ -103,7 +103,7 @@ func workbenchCases() []workbenchCase {
 		{name: "reassignments", snaps: one(reassigning), opt: Options{View: ViewReassignments}},
 		// Done, but the throttles are left: they still cap replication.
 		{name: "reassignments-leftover-throttle", snaps: one(reassigned), opt: Options{View: ViewReassignments},
-			want: []string{"replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify",
+			want: []string{"replication throttle left set, nothing is moving", "clear it: kafgo reassign-partitions --verify --reassignment-json-file <plan>",
 				"throttled: broker 1 leader 10MiB/s follower 10MiB/s", "throttled replicas: topic payments", "no reassignments in progress"}},
 		{name: "reassigning-partitions", snaps: one(reassigning), opt: Options{View: ViewPartitions, Topic: "payments"}},
 		// The message browser.
@@ -191,6 +191,10 @@ func workbenchCases() []workbenchCase {
 		{name: "no-admin-topics", snaps: one(noAdmin), opt: Options{View: ViewTopics}},
 		{name: "unreachable-brokers", snaps: one(healthy), opt: Options{View: ViewBrokers}, msgs: []tea.Msg{unreachable}, keys: keys("G"),
 			want: []string{"Broker 3 (admin kafka-3.example:9644) is unreachable since 09:30:15: connect: connection refused"}},
+		// A partition whose leader does not answer says so before the
+		// controller moves it.
+		{name: "unreachable-partitions", snaps: one(healthy), opt: Options{View: ViewPartitions}, msgs: []tea.Msg{unreachable},
+			want: []string{"leader-unreachable"}},
 		{name: "unreachable-warnings", snaps: one(healthy), opt: Options{View: ViewBrokers}, msgs: []tea.Msg{unreachable}, keys: keys("w")},
 		{name: "help-scrolled", snaps: one(healthy), opt: Options{View: ViewTopics}, keys: keys("?", "pgdown")},
 	}

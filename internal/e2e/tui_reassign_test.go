@@ -65,7 +65,7 @@ func TestTUIShowsReassignment(t *testing.T) {
 	})
 	// Done, but nobody ran --verify: the throttles are still set, and
 	// the view says so, with how to clear them.
-	for _, want := range []string{"replication throttle left set, nothing is moving", "clear it with kafgo reassign-partitions --verify",
+	for _, want := range []string{"replication throttle left set, nothing is moving", "clear it: kafgo reassign-partitions --verify --reassignment-json-file <plan>",
 		"throttled: brokers 1,2,3 leader 95MiB/s follower 95MiB/s", "throttled replicas: topic moving"} {
 		if !strings.Contains(last, want) {
 			t.Fatalf("frame after the move lacks %q:\n%s", want, last)
