@@ -205,9 +205,10 @@ func (c *Client) send(ctx context.Context, req kmsg.Request, cl *call, noRespons
 	}
 	if err != nil {
 		// A partial frame corrupts the stream for everyone: give up on it.
-		err = fmt.Errorf("wire: write %s: %w", kmsg.NameForKey(req.Key()), err)
-		c.fail(err)
-		return err
+		// When the reader failed first (the peer closed, a TLS alert such
+		// as a missing client certificate), the write only sees a closed
+		// socket: the reader's error is the cause, and the one returned.
+		return c.fail(fmt.Errorf("wire: write %s: %w", kmsg.NameForKey(req.Key()), err))
 	}
 	return nil
 }
@@ -289,8 +290,8 @@ func (c *Client) readLoop() {
 }
 
 // fail breaks the client: records err, closes the socket and fails every
-// outstanding request. Only the first error is kept.
-func (c *Client) fail(err error) {
+// outstanding request. Only the first error is kept, and returned.
+func (c *Client) fail(err error) error {
 	c.mu.Lock()
 	if c.err == nil {
 		c.err = err
@@ -303,6 +304,7 @@ func (c *Client) fail(err error) {
 	for _, cl := range waiting {
 		cl.ch <- callResult{err: err}
 	}
+	return err
 }
 
 // Close closes the connection; outstanding requests fail with
