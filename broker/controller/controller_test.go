@@ -331,6 +331,21 @@ func TestAlterPartitionValidation(t *testing.T) {
 	if st := h.state(part); !slices.Equal(st.ISR, []int32{1}) || st.LeaderEpoch != 0 {
 		t.Fatalf("stored state %+v", st)
 	}
+
+	// The same change sent again with the partition epoch it was made
+	// from (the leader lost the answer): the current state, not a refusal.
+	r, err = alter(1, regStat.Czxid, 0, stat.Version, []int32{1})
+	if err != nil || code(r) != 0 {
+		t.Fatalf("retry of an applied change: %v %v", err, kerr.ErrorForCode(code(r)))
+	}
+	if got := r.Topics[0].Partitions[0]; !slices.Equal(got.ISR, []int32{1}) || got.PartitionEpoch != stat.Version+1 {
+		t.Fatalf("retry answer %+v", got)
+	}
+	// Another change from that stale partition epoch is still refused.
+	r, err = alter(1, regStat.Czxid, 0, stat.Version, []int32{1, 2})
+	if err != nil || code(r) != kerr.InvalidUpdateVersion.Code {
+		t.Fatalf("change from a stale partition epoch: %v %v", err, kerr.ErrorForCode(code(r)))
+	}
 }
 
 // TestFencedControllerCannotWrite: a controller whose epoch was superseded

@@ -63,6 +63,12 @@ func (c *Controller) alterPartition(b *batch, from int32, p tp, rp kmsg.AlterPar
 		return kerr.FencedLeaderEpoch
 	case rp.LeaderEpoch > ps.leaderEpoch:
 		return kerr.UnknownLeaderEpoch
+	case rp.PartitionEpoch != ps.zkVersion && sameMembers(rp.NewISR, ps.isr):
+		// A retry of a change already made (its answer was lost with
+		// the connection): Kafka answers with the current state, so
+		// the leader learns the partition epoch it missed instead of
+		// being refused for ever.
+		return errNone
 	case rp.PartitionEpoch != ps.zkVersion:
 		return kerr.InvalidUpdateVersion
 	}
@@ -281,4 +287,17 @@ func (c *Controller) elect1(b *batch, p tp, typ int8) (int16, string) {
 		return kerr.EligibleLeadersNotAvailable.Code, "Failed to elect leader for partition " + p.String() + " under strategy UncleanLeaderElectionStrategy"
 	}
 	return kerr.InvalidRequest.Code, "unknown election type"
+}
+
+// sameMembers reports whether a and b hold the same replicas, in any order.
+func sameMembers(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, r := range a {
+		if !slices.Contains(b, r) {
+			return false
+		}
+	}
+	return true
 }

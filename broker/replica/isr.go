@@ -29,9 +29,8 @@ func (m *Manager) shrinkISRs() {
 			}
 		}
 		p.mu.RUnlock()
-		if len(out) > 0 {
+		if len(out) > 0 && m.proposeISR(p, newISR) {
 			m.log.Info("shrinking ISR", "partition", p.tp.String(), "out_of_sync", out, "new_isr", newISR)
-			m.proposeISR(p, newISR)
 		}
 	}
 }
@@ -45,18 +44,21 @@ func (m *Manager) expandISR(p *Partition, follower int32) {
 	}
 	newISR := append(slices.Clone(p.isr), follower)
 	p.mu.RUnlock()
-	m.log.Info("expanding ISR", "partition", p.tp.String(), "follower", follower, "new_isr", newISR)
-	m.proposeISR(p, newISR)
+	// Logged only when proposed: a follower fetching while a proposal is
+	// in flight or backing off gets here on every fetch.
+	if m.proposeISR(p, newISR) {
+		m.log.Info("expanding ISR", "partition", p.tp.String(), "follower", follower, "new_isr", newISR)
+	}
 }
 
 // proposeISR sends an AlterPartition for newISR and applies the controller's
-// answer. Only one proposal per partition is in flight; while it is, the HW
-// respects the union of the old and new ISR.
-func (m *Manager) proposeISR(p *Partition, newISR []int32) {
+// answer; it reports whether it sent one. Only one proposal per partition is
+// in flight; while it is, the HW respects the union of the old and new ISR.
+func (m *Manager) proposeISR(p *Partition, newISR []int32) bool {
 	p.mu.Lock()
 	if !p.isLeaderLocked() || p.pendingISR != nil || m.now().Before(p.retryISRAfter) {
 		p.mu.Unlock()
-		return
+		return false
 	}
 	p.pendingISR = slices.Clone(newISR)
 	leaderEpoch, partitionEpoch, topicID := p.leaderEpoch, p.partitionEpoch, p.topicID
@@ -83,6 +85,7 @@ func (m *Manager) proposeISR(p *Partition, newISR []int32) {
 		resp, err := m.cfg.Controller.AlterPartition(ctx, req)
 		m.applyAlterPartition(p, leaderEpoch, resp, err)
 	}()
+	return true
 }
 
 func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.AlterPartitionResponse, err error) {
@@ -110,6 +113,18 @@ func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.
 	if p.leaderEpoch != sentEpoch || !p.isLeaderLocked() {
 		return // leadership moved on; the controller's LeaderAndIsr rules
 	}
+	if code == kerr.InvalidUpdateVersion.Code && got != nil && got.LeaderEpoch == p.leaderEpoch && got.PartitionEpoch > p.partitionEpoch {
+		// Refused because this leader missed a change the controller
+		// made (the answer to an earlier proposal was lost): the answer
+		// carries the controller's state, which a LeaderAndIsr would
+		// otherwise only bring if something else changes. Take it, then
+		// propose again from it.
+		m.log.Info("AlterPartition refused as stale; taking the controller's state", "partition", p.tp.String(),
+			"isr", got.ISR, "partition_epoch", got.PartitionEpoch)
+		m.cfg.Metrics.ISRUpdateFailed()
+		p.applyControllerISRLocked(got)
+		return
+	}
 	if err != nil || code != 0 {
 		m.cfg.Metrics.ISRUpdateFailed()
 		// Back off so a follower fetching in a tight loop does not turn an
@@ -126,6 +141,13 @@ func (m *Manager) applyAlterPartition(p *Partition, sentEpoch int32, resp *kmsg.
 		return
 	}
 	m.cfg.Metrics.ISRChanged(len(p.isr), len(got.ISR))
+	p.applyControllerISRLocked(got)
+}
+
+// applyControllerISRLocked takes the ISR and partition epoch the controller
+// answered with: followers new to the ISR start their lag period now, and
+// the HW is recomputed over the new ISR.
+func (p *Partition) applyControllerISRLocked(got *kmsg.AlterPartitionResponseTopicPartition) {
 	p.isr = slices.Clone(got.ISR)
 	p.partitionEpoch = got.PartitionEpoch
 	now := time.Now()

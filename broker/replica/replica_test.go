@@ -20,11 +20,19 @@ import (
 	"kafgo/internal/testwait"
 )
 
-// fakeController records AlterPartition proposals and accepts them.
+// fakeController records AlterPartition proposals and accepts them, or
+// with refuse set answers INVALID_UPDATE_VERSION, carrying current (the
+// state it holds) when set, else the proposal's own partition epoch.
 type fakeController struct {
 	mu        sync.Mutex
 	proposals [][]int32
 	refuse    bool
+	current   *fakeState
+}
+
+type fakeState struct {
+	isr            []int32
+	partitionEpoch int32
 }
 
 func (f *fakeController) AlterPartition(_ context.Context, req *kmsg.AlterPartitionRequest) (*kmsg.AlterPartitionResponse, error) {
@@ -42,6 +50,10 @@ func (f *fakeController) AlterPartition(_ context.Context, req *kmsg.AlterPartit
 	p.PartitionEpoch = rp.PartitionEpoch + 1
 	if f.refuse {
 		p.ErrorCode = kerr.InvalidUpdateVersion.Code
+		p.ISR, p.PartitionEpoch = rp.NewISR, rp.PartitionEpoch
+		if f.current != nil {
+			p.ISR, p.PartitionEpoch = slices.Clone(f.current.isr), f.current.partitionEpoch
+		}
 	}
 	t.Partitions = append(t.Partitions, p)
 	resp.Topics = append(resp.Topics, t)
@@ -341,5 +353,40 @@ func TestStaleLeaderAndISRIgnored(t *testing.T) {
 	old.ControllerEpoch = 0
 	if m.HandleLeaderAndISR(old).ErrorCode != kerr.StaleControllerEpoch.Code {
 		t.Fatal("request from an older controller epoch accepted")
+	}
+}
+
+// TestRefusedAsStaleTakesControllersState: a leader that missed the answer
+// to an accepted proposal holds an old partition epoch, and the controller
+// refuses every proposal it makes from it (INVALID_UPDATE_VERSION). The
+// refusal carries the controller's state: the leader takes it and its next
+// proposal goes through, instead of being refused for ever (seen in a
+// kill -9 test: a follower never came back into the ISR).
+func TestRefusedAsStaleTakesControllersState(t *testing.T) {
+	m, ctl, _ := newManager(t, 1)
+	m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1}, []int32{1, 2, 3}))
+	p, _ := m.Partition(tp0)
+	m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 3)}})
+
+	// The controller already has follower 2 in the ISR, at partition
+	// epoch 5; this leader never heard.
+	ctl.mu.Lock()
+	ctl.refuse, ctl.current = true, &fakeState{isr: []int32{1, 2}, partitionEpoch: 5}
+	ctl.mu.Unlock()
+	followerFetch(m, 3, 3)
+	testwait.Until(t, 5*time.Second, "the controller's state taken", func() bool {
+		st := p.State()
+		return slices.Equal(st.ISR, []int32{1, 2}) && st.PartitionEpoch == 5
+	})
+
+	ctl.mu.Lock()
+	ctl.refuse, ctl.current = false, nil
+	ctl.mu.Unlock()
+	testwait.Until(t, 5*time.Second, "follower 3 in the ISR", func() bool {
+		followerFetch(m, 3, 3)
+		return slices.Equal(p.State().ISR, []int32{1, 2, 3})
+	})
+	if last := ctl.last(); !slices.Equal(last, []int32{1, 2, 3}) {
+		t.Fatalf("last proposal %v, want [1 2 3] from the controller's state", last)
 	}
 }
