@@ -201,3 +201,22 @@ func listKey(msg tea.Msg, e *env, l *listState, ls listing) (tea.KeyMsg, bool) {
 	}
 	return km, true
 }
+
+// updatePartitionList handles a key on a list whose rows are partitions
+// (keyed as openPartition expects): the list's own keys, and enter opens
+// the selected partition.
+func updatePartitionList(msg tea.Msg, e *env, l *listState, ls listing) tea.Cmd {
+	km, ok := listKey(msg, e, l, ls)
+	if !ok {
+		return nil
+	}
+	if r, ok := l.selected(ls); ok && key.Matches(km, e.k.Open) {
+		openPartition(e, r.key)
+	}
+	return nil
+}
+
+// partitionListHints are the help line of such a list.
+func partitionListHints(k keyMap) []key.Binding {
+	return []key.Binding{k.Move, withHelp(k.Open, "partition"), k.Filter, k.Sort}
+}

@@ -304,20 +304,10 @@ func (v *txnPage) sync(e *env) { v.list.sync(v.listing(e)) }
 
 func (v *txnPage) filterable(*env) *listState { return &v.list }
 
-func (v *txnPage) hints(k keyMap) []key.Binding {
-	return []key.Binding{k.Move, withHelp(k.Open, "partition"), k.Filter, k.Sort}
-}
+func (v *txnPage) hints(k keyMap) []key.Binding { return partitionListHints(k) }
 
 func (v *txnPage) update(msg tea.Msg, e *env) tea.Cmd {
-	ls := v.listing(e)
-	km, ok := listKey(msg, e, &v.list, ls)
-	if !ok {
-		return nil
-	}
-	if r, ok := v.list.selected(ls); ok && key.Matches(km, e.k.Open) {
-		openPartition(e, r.key)
-	}
-	return nil
+	return updatePartitionList(msg, e, &v.list, v.listing(e))
 }
 
 func (v *txnPage) scroll(e *env, _, h int) { v.list.scroll(v.listing(e), max(1, h-5)) }

@@ -96,20 +96,10 @@ func (v *reassignView) sync(e *env) { v.list.sync(v.listing(e)) }
 
 func (v *reassignView) filterable(*env) *listState { return &v.list }
 
-func (v *reassignView) hints(k keyMap) []key.Binding {
-	return []key.Binding{k.Move, withHelp(k.Open, "partition"), k.Filter, k.Sort}
-}
+func (v *reassignView) hints(k keyMap) []key.Binding { return partitionListHints(k) }
 
 func (v *reassignView) update(msg tea.Msg, e *env) tea.Cmd {
-	ls := v.listing(e)
-	km, ok := listKey(msg, e, &v.list, ls)
-	if !ok {
-		return nil
-	}
-	if r, ok := v.list.selected(ls); ok && key.Matches(km, e.k.Open) {
-		openPartition(e, r.key)
-	}
-	return nil
+	return updatePartitionList(msg, e, &v.list, v.listing(e))
 }
 
 func (v *reassignView) scroll(e *env, w, h int) {
