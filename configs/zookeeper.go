@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/go-zookeeper/zk"
-
+	"kafgo/broker/meta"
 	"kafgo/internal/configznode"
 	"kafgo/internal/scram"
 )
@@ -59,15 +60,33 @@ func RunZooKeeper(ctx context.Context, connect string, o Options, out io.Writer)
 		}
 	}
 	fmt.Fprint(out, zkDeprecation)
-	zc, err := dialZooKeeper(ctx, connect)
+	// The brokers' own ZooKeeper store; its session log stays out of the
+	// tool's output, which is Kafka's.
+	zc, err := meta.DialZooKeeper(ctx, connect, zkTimeout, slog.New(slog.DiscardHandler))
 	if err != nil {
-		return err
+		return fmt.Errorf("connecting to ZooKeeper %s: %w", connect, err)
 	}
 	defer zc.Close()
 	if o.Alter {
 		return alterUserZooKeeper(ctx, zc, o.names()[0], creds, del, out)
 	}
 	return describeUsersZooKeeper(ctx, zc, o, out)
+}
+
+// zkTimeout bounds the wait for a ZooKeeper session, as kafka-configs'
+// KafkaZkClient waits 30 s (zookeeper.connection.timeout.ms).
+const zkTimeout = 30 * time.Second
+
+// getZnode reads a znode: its data and version, ok=false when missing.
+func getZnode(ctx context.Context, zc meta.Store, path string) (data []byte, version int32, ok bool, err error) {
+	data, st, err := zc.Get(ctx, path)
+	switch {
+	case errors.Is(err, meta.ErrNoNode):
+		return nil, 0, false, nil
+	case err != nil:
+		return nil, 0, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, st.Version, true, nil
 }
 
 // userEntity is how kafka-configs names a user in its output.
@@ -127,7 +146,7 @@ func scramChanges(o Options) (creds map[string]string, del []string, err error) 
 // rewritten at the version read (re-read and merged if a broker changed it
 // meanwhile), and /config/changes/config_change_<seq> tells the running
 // brokers, if any.
-func alterUserZooKeeper(ctx context.Context, zc *zkClient, user string, creds map[string]string, del []string, out io.Writer) error {
+func alterUserZooKeeper(ctx context.Context, zc meta.Store, user string, creds map[string]string, del []string, out io.Writer) error {
 	sanitized := configznode.Sanitize(user)
 	path := configznode.Path(configznode.Users, sanitized)
 	const attempts = 10
@@ -135,7 +154,7 @@ func alterUserZooKeeper(ctx context.Context, zc *zkClient, user string, creds ma
 		if i == attempts {
 			return fmt.Errorf("%s kept changing while being written", path)
 		}
-		data, version, exists, err := zc.get(ctx, path)
+		data, version, exists, err := getZnode(ctx, zc, path)
 		if err != nil {
 			return err
 		}
@@ -163,11 +182,11 @@ func alterUserZooKeeper(ctx context.Context, zc *zkClient, user string, creds ma
 			return err
 		}
 		if exists {
-			err = zc.set(ctx, path, data, version)
+			_, err = zc.Set(ctx, path, data, version)
 		} else {
-			_, err = zc.create(ctx, path, data, false)
+			err = meta.CreateRecursive(ctx, zc, path, data, meta.Persistent)
 		}
-		if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNodeExists) {
+		if errors.Is(err, meta.ErrBadVersion) || errors.Is(err, meta.ErrNoNode) || errors.Is(err, meta.ErrNodeExists) {
 			continue // changed meanwhile: read again and merge
 		}
 		if err != nil {
@@ -179,7 +198,7 @@ func alterUserZooKeeper(ctx context.Context, zc *zkClient, user string, creds ma
 	if err != nil {
 		return err
 	}
-	if _, err := zc.create(ctx, configznode.ChangeSeqPath(), note, true); err != nil {
+	if err := meta.CreateRecursive(ctx, zc, configznode.ChangeSeqPath(), note, meta.PersistentSequential); err != nil {
 		return fmt.Errorf("announcing the change of %s: %w", path, err)
 	}
 	fmt.Fprintf(out, "Completed updating config for entity: %s.\n", userEntity(user))
@@ -191,13 +210,16 @@ func alterUserZooKeeper(ctx context.Context, zc *zkClient, user string, creds ma
 // user's znode (SCRAM credentials in their stored form, which holds no
 // password, and quotas), keys sorted; for every user without a name,
 // skipping users whose znode is empty.
-func describeUsersZooKeeper(ctx context.Context, zc *zkClient, o Options, out io.Writer) error {
+func describeUsersZooKeeper(ctx context.Context, zc meta.Store, o Options, out io.Writer) error {
 	var users []string // sanitized
 	all := len(o.names()) == 0
 	if all {
-		names, err := zc.children(ctx, configznode.Root+"/"+configznode.Users)
+		names, _, err := zc.Children(ctx, configznode.Root+"/"+configznode.Users)
+		if errors.Is(err, meta.ErrNoNode) {
+			names, err = nil, nil // no user has a config yet
+		}
 		if err != nil {
-			return err
+			return fmt.Errorf("listing users: %w", err)
 		}
 		users = slices.Sorted(slices.Values(names))
 	} else if n := o.names()[0]; n == "" {
@@ -206,7 +228,7 @@ func describeUsersZooKeeper(ctx context.Context, zc *zkClient, o Options, out io
 		users = []string{configznode.Sanitize(n)}
 	}
 	for _, s := range users {
-		data, _, exists, err := zc.get(ctx, configznode.Path(configznode.Users, s))
+		data, _, exists, err := getZnode(ctx, zc, configznode.Path(configznode.Users, s))
 		if err != nil {
 			return err
 		}
