@@ -220,3 +220,32 @@ func updatePartitionList(msg tea.Msg, e *env, l *listState, ls listing) tea.Cmd 
 func partitionListHints(k keyMap) []key.Binding {
 	return []key.Binding{k.Move, withHelp(k.Open, "partition"), k.Filter, k.Sort}
 }
+
+// pageList is a detail page: its head, a blank line, the list's summary,
+// the list in height rows, and what an empty list says (none, or that the
+// filter matches nothing).
+func pageList(head []string, l *listState, ls listing, st styles, summary string, height, w int, none string) []string {
+	out := append(head, "", listSummary(l, ls, st, summary))
+	out = append(out, l.table(ls, height).render(st, w)...)
+	if len(ls.rows) == 0 {
+		out = append(out, emptyList(l, none))
+	}
+	return fitAll(out, w)
+}
+
+// splitListDetail shares avail lines between a list of rows and the
+// detail of its selected row: the list takes what it needs up to half,
+// the detail what is left (each at least one line).
+func splitListDetail(rows, avail int) (list, detail int) {
+	list = min(max(rows, 1), max(1, avail/2))
+	return list, max(1, avail-list)
+}
+
+// emptyView is what a view's empty list says: "no <all>" when there are
+// none (total 0), else that the filter matches no <one>.
+func emptyView(total int, all, one string) string {
+	if total == 0 {
+		return "  no " + all
+	}
+	return "  no " + one + " matches the filter"
+}

@@ -131,13 +131,8 @@ func (v *brokerPage) render(e *env, w, h int) []string {
 	ls := v.listing(e)
 	// Leadership over all of its partitions, whatever the filter shows
 	// (the filter's own note says how many are shown).
-	out = append(out, "", listSummary(&v.list, ls, st, joinParts(plural(ls.all, "partition", "partitions"),
-		fmt.Sprintf("%d led here", e.s.summary().leaders[v.id]), "c: configs")))
-	out = append(out, v.list.table(ls, v.listHeight(e, w, h)).render(st, w)...)
-	if len(ls.rows) == 0 {
-		out = append(out, emptyList(&v.list, "  no partitions"))
-	}
-	return fitAll(out, w)
+	return pageList(out, &v.list, ls, st, joinParts(plural(ls.all, "partition", "partitions"),
+		fmt.Sprintf("%d led here", e.s.summary().leaders[v.id]), "c: configs"), v.listHeight(e, w, h), w, "  no partitions")
 }
 
 // groupPage is one consumer group: its lag over time, its members and
@@ -255,12 +250,8 @@ func (v *groupPage) scroll(e *env, w, h int) { v.list.scroll(v.listing(e), v.lis
 func (v *groupPage) render(e *env, w, h int) []string {
 	out := v.head(e, w)
 	ls := v.listing(e)
-	out = append(out, "", listSummary(&v.list, ls, e.st, plural(ls.all, "partition", "partitions")+" (enter: messages from the committed offset)"))
-	out = append(out, v.list.table(ls, v.listHeight(e, w, h)).render(e.st, w)...)
-	if len(ls.rows) == 0 {
-		out = append(out, emptyList(&v.list, "  no committed offsets"))
-	}
-	return fitAll(out, w)
+	return pageList(out, &v.list, ls, e.st, plural(ls.all, "partition", "partitions")+" (enter: messages from the committed offset)",
+		v.listHeight(e, w, h), w, "  no committed offsets")
 }
 
 // txnPage is one open transaction and the partitions it has written to.
@@ -319,11 +310,6 @@ func (v *txnPage) render(e *env, w, h int) []string {
 		return fitAll([]string{fmt.Sprintf("Transaction %s is no longer open.", v.id)}, w)
 	}
 	ls := v.listing(e)
-	out := []string{txnTitle(x, e.s.Taken, st), "state " + txnStateCell(x.State, st).text, "",
-		listSummary(&v.list, ls, st, plural(ls.all, "partition", "partitions"))}
-	out = append(out, v.list.table(ls, max(1, h-5)).render(st, w)...)
-	if len(ls.rows) == 0 {
-		out = append(out, emptyList(&v.list, "  no partitions"))
-	}
-	return fitAll(out, w)
+	head := []string{txnTitle(x, e.s.Taken, st), "state " + txnStateCell(x.State, st).text}
+	return pageList(head, &v.list, ls, st, plural(ls.all, "partition", "partitions"), max(1, h-5), w, "  no partitions")
 }

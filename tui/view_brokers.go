@@ -173,10 +173,7 @@ func (v *brokersView) render(e *env, w, h int) []string {
 	tb := v.list.table(ls, v.listHeight(h))
 	out = append(out, tb.render(st, w)...)
 	if len(ls.rows) == 0 {
-		if len(s.Brokers) == 0 {
-			return fitAll(append(out, "  no brokers"), w)
-		}
-		return fitAll(append(out, "  no broker matches the filter"), w)
+		return fitAll(append(out, emptyView(len(s.Brokers), "brokers", "broker")), w)
 	}
 	b, _ := v.selected(e)
 	out = append(out, "")

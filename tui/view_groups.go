@@ -47,9 +47,7 @@ func (v *groupsView) listing(e *env) listing {
 // most half of what remains: the detail is what one looks at), then a
 // blank, the detail title and header, and the offset rows.
 func (v *groupsView) heights(ls listing, h int) (list, detail int) {
-	avail := h - 6
-	list = min(max(len(ls.rows), 1), max(1, avail/2))
-	return list, max(1, avail-list)
+	return splitListDetail(len(ls.rows), h-6)
 }
 
 func (v *groupsView) selected(e *env) (Group, bool) {
@@ -137,10 +135,7 @@ func (v *groupsView) render(e *env, w, h int) []string {
 	out = append(out, v.list.table(ls, list).render(st, w)...)
 	g, ok := v.selected(e)
 	if !ok {
-		if len(s.Groups) == 0 {
-			return fitAll(append(out, "  no consumer groups"), w)
-		}
-		return fitAll(append(out, "  no group matches the filter"), w)
+		return fitAll(append(out, emptyView(len(s.Groups), "consumer groups", "group")), w)
 	}
 	out = append(out, "")
 	out = append(out, v.offsets(g, st, w, detail)...)

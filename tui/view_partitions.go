@@ -243,10 +243,7 @@ func (v *partitionsView) render(e *env, w, h int) []string {
 	out = append(out, v.list.table(ls, list).render(st, w)...)
 	_, p, ok := v.selected(e)
 	if !ok {
-		if len(t.Partitions) == 0 {
-			return fitAll(append(out, "  no partitions"), w)
-		}
-		return fitAll(append(out, "  no partition matches the filter"), w)
+		return fitAll(append(out, emptyView(len(t.Partitions), "partitions", "partition")), w)
 	}
 	out = append(out, "")
 	out = append(out, replicaLines(p, t.Name, e.s.reassigning()[tp{t.Name, p.ID}], e.probes, st, w)...)

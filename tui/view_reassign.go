@@ -119,11 +119,8 @@ func (v *reassignView) render(e *env, w, h int) []string {
 	ls := v.listing(e)
 	out := v.head(e, ls, w)
 	out = append(out, v.list.table(ls, v.listHeight(e, ls, w, h)).render(st, w)...)
-	switch {
-	case len(r.Moves) == 0:
-		out = append(out, "  no reassignments in progress")
-	case len(ls.rows) == 0:
-		out = append(out, "  no reassignment matches the filter")
+	if len(ls.rows) == 0 {
+		out = append(out, emptyView(len(r.Moves), "reassignments in progress", "reassignment"))
 	}
 	return fitAll(out, w)
 }

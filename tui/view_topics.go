@@ -135,11 +135,8 @@ func (v *topicsView) render(e *env, w, h int) []string {
 	out := []string{listSummary(&v.list, ls, st, joinParts(topics, plural(parts, "partition", "partitions"),
 		countIf(urp, "under-replicated", st.warn.Render), countIf(offline, "offline", st.bad.Render))), ""}
 	out = append(out, v.list.table(ls, v.listHeight(h)).render(st, w)...)
-	switch {
-	case len(s.Topics) == 0:
-		out = append(out, "  no topics")
-	case len(ls.rows) == 0:
-		out = append(out, "  no topic matches the filter")
+	if len(ls.rows) == 0 {
+		out = append(out, emptyView(len(s.Topics), "topics", "topic"))
 	}
 	return fitAll(out, w)
 }

@@ -45,9 +45,7 @@ func (v *transactionsView) listing(e *env) listing {
 // heights splits the body as the groups view does: the summary and a
 // blank, the list (at most half of what remains), a blank, the detail.
 func (v *transactionsView) heights(ls listing, h int) (list, detail int) {
-	avail := h - 5
-	list = min(max(len(ls.rows), 1), max(1, avail/2))
-	return list, max(1, avail-list)
+	return splitListDetail(len(ls.rows), h-5)
 }
 
 func (v *transactionsView) selected(e *env) (Transaction, bool) {
@@ -108,10 +106,7 @@ func (v *transactionsView) render(e *env, w, h int) []string {
 	out = append(out, v.list.table(ls, list).render(st, w)...)
 	x, ok := v.selected(e)
 	if !ok {
-		if len(t.Open) == 0 {
-			return fitAll(append(out, "  no open transactions"), w)
-		}
-		return fitAll(append(out, "  no transaction matches the filter"), w)
+		return fitAll(append(out, emptyView(len(t.Open), "open transactions", "transaction")), w)
 	}
 	out = append(out, "")
 	out = append(out, txnDetail(x, e.s.Taken, st, w, detail)...)
