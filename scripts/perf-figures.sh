@@ -12,7 +12,9 @@ N1K=${2:-500000}
 go build -o bin/kafgo ./cmd/kafgo
 go build -o bin/kfakeserver ./internal/perfbench/kfakeserver
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# The brokers are waited for before their data directory goes: one still
+# shutting down writes into it while rm walks it.
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 KP=$(free_port)
