@@ -29,11 +29,15 @@ Examples:
 	var id int32
 	cmd.AddCommand(
 		clusterSubcommand("cluster-id", "Get information about the ID of a cluster.", nil,
-			func(ctx context.Context, cl *kgo.Client, out io.Writer) error { return clustertool.ClusterID(ctx, cl, out) }),
+			func(ctx context.Context, cl *kgo.Client, out io.Writer) error {
+				return clustertool.ClusterID(ctx, cl, out)
+			}),
 		clusterSubcommand("unregister", "Unregister a broker.", func(c *cobra.Command) {
 			c.Flags().Int32VarP(&id, "id", "i", 0, "The ID of the broker to unregister.")
 			_ = c.MarkFlagRequired("id")
-		}, func(ctx context.Context, cl *kgo.Client, out io.Writer) error { return clustertool.Unregister(ctx, cl, id, out) }),
+		}, func(ctx context.Context, cl *kgo.Client, out io.Writer) error {
+			return clustertool.Unregister(ctx, cl, id, out)
+		}),
 	)
 	return cmd
 }
