@@ -88,7 +88,22 @@ func Run(ctx context.Context, o Options, out, warn io.Writer) (*Result, error) {
 	}
 	defer producer.Close()
 
-	adm := kadm.NewClient(producer)
+	// The existence check must not create the topic (the producer's
+	// metadata requests would, with auto.create.topics.enable).
+	ac, err := base()
+	if err != nil {
+		return nil, err
+	}
+	aopts, err := cliutil.CommonOpts(ac)
+	if err != nil {
+		return nil, err
+	}
+	admCl, err := kgo.NewClient(aopts...)
+	if err != nil {
+		return nil, fmt.Errorf("e2e-latency: admin: %w", err)
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
 	topics, err := adm.ListTopics(ctx, o.Topic)
 	if err != nil {
 		return nil, fmt.Errorf("e2e-latency: listing topics: %w", err)
@@ -103,9 +118,9 @@ func Run(ctx context.Context, o Options, out, warn io.Writer) (*Result, error) {
 			fmt.Fprintf(out, "Creation of topic %s failed\n", o.Topic)
 			return nil, fmt.Errorf("e2e-latency: %w", err)
 		}
-		if topics, err = waitForTopic(ctx, adm, o.Topic); err != nil {
-			return nil, err
-		}
+	}
+	if topics, err = waitForTopic(ctx, adm, o.Topic); err != nil {
+		return nil, err
 	}
 	// Java's seekToEnd then position(): start exactly at each partition's
 	// end as it is now, so no record sent after this is missed.
