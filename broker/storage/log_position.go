@@ -27,7 +27,9 @@ type cachedPosition struct {
 
 // positionCache keeps the last position computed for an offset that is
 // asked for again and again (the high watermark, the last stable offset).
-type positionCache struct{ p atomic.Pointer[cachedPosition] }
+type positionCache struct {
+	p atomic.Pointer[cachedPosition]
+}
 
 func (c *positionCache) get(l *Log, offset int64) (OffsetPosition, bool) {
 	segs := l.segs.Load()
