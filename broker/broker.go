@@ -48,6 +48,7 @@ type Broker struct {
 	ctl       *controller.Controller
 	admin     *controller.Admin
 	groups    *group.Coordinator
+	health    *consumerHealth // the coordinated groups' consumer health
 	txns      *txn.Coordinator
 	pids      *producerIDs
 	authz     *acl.Authorizer // nil without authorizer.class.name
@@ -227,13 +228,14 @@ func (b *Broker) Start(ctx context.Context) error {
 	if err := b.net.Start(); err != nil {
 		return err
 	}
+	b.health = newConsumerHealth(b)
 	if b.adminHTTP != nil {
 		b.adminHTTP.Serve(admin.Source{
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
 			ClientQuotas: b.quotas,
 			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
-			EndOffsets: b.endOffsets, Txns: b.txns.Stats,
+			EndOffsets: b.endOffsets, Txns: b.txns.Stats, Health: b.health.Groups,
 			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
 		})
 	}
@@ -246,6 +248,11 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.logs.Start(runCtx)
 	b.replicas.Start()
 	b.groups.Start()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.health.run(runCtx, time.Duration(cfg.ConsumerHealthSampleIntervalMs)*time.Millisecond)
+	}()
 	b.txns.Start()
 	if err := b.register(ctx); err != nil {
 		return err

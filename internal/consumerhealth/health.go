@@ -417,3 +417,14 @@ func (t *Tracker) evaluateGroup(group string, keys []Key, now time.Time, recordT
 	}
 	return g
 }
+
+// Last is the latest sample of a partition.
+func (t *Tracker) Last(k Key) (Sample, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.parts[k]
+	if h == nil {
+		return Sample{}, false
+	}
+	return h.last, true
+}
