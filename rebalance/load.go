@@ -2,11 +2,8 @@ package rebalance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/adminapi"
+	"kafgo/internal/adminclient"
 	"kafgo/internal/topicpart"
 )
 
@@ -97,39 +95,19 @@ func Load(ctx context.Context, cl *kgo.Client, o LoadOptions, notes io.Writer) (
 }
 
 // adminEndpoints finds each broker's admin endpoint: given, or its
-// admin.listener config (an empty or wildcard host meaning the broker's
-// advertised host).
+// admin.listener config.
 func adminEndpoints(ctx context.Context, cl *kgo.Client, m *Model, hosts map[int32]string, given map[int32]string) (map[int32]string, error) {
 	out := map[int32]string{}
-	adm := kadm.NewClient(cl)
 	for _, b := range m.Brokers {
 		if a, ok := given[b.ID]; ok {
 			out[b.ID] = a
 			continue
 		}
-		rcs, err := adm.DescribeBrokerConfigs(ctx, b.ID)
+		a, err := adminclient.Endpoint(ctx, kadm.NewClient(cl), b.ID, hosts[b.ID])
 		if err != nil {
-			return nil, fmt.Errorf("broker %d's admin.listener: %w", b.ID, err)
+			return nil, fmt.Errorf("%w (give --admin)", err)
 		}
-		v := ""
-		for _, rc := range rcs {
-			for _, c := range rc.Configs {
-				if c.Key == "admin.listener" && c.Value != nil {
-					v = *c.Value
-				}
-			}
-		}
-		if v == "" {
-			return nil, fmt.Errorf("broker %d has no admin.listener (give --admin)", b.ID)
-		}
-		host, port, err := net.SplitHostPort(v)
-		if err != nil {
-			return nil, fmt.Errorf("broker %d's admin.listener %q: %w", b.ID, v, err)
-		}
-		if host == "" || host == "0.0.0.0" || host == "::" {
-			host = hosts[b.ID]
-		}
-		out[b.ID] = net.JoinHostPort(host, port)
+		out[b.ID] = a
 	}
 	return out, nil
 }
@@ -205,21 +183,10 @@ func diff(b, a map[int32]map[string]uint64, broker int32, topic string) uint64 {
 
 func takeSample(ctx context.Context, cl *kgo.Client, m *Model, endpoints map[int32]string) (*sample, error) {
 	s := &sample{at: time.Now(), in: map[int32]map[string]uint64{}, out: map[int32]map[string]uint64{}}
-	hc := &http.Client{Timeout: 10 * time.Second}
 	for _, b := range m.Brokers {
 		var doc adminapi.Metrics
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+endpoints[b.ID]+adminapi.MetricsPath, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("broker %d's admin endpoint: %w", b.ID, err)
-		}
-		err = json.NewDecoder(resp.Body).Decode(&doc)
-		resp.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("broker %d's %s: %w", b.ID, adminapi.MetricsPath, err)
+		if err := adminclient.Get(ctx, endpoints[b.ID], adminapi.MetricsPath, &doc); err != nil {
+			return nil, fmt.Errorf("broker %d: %w", b.ID, err)
 		}
 		s.in[b.ID], s.out[b.ID] = map[string]uint64{}, map[string]uint64{}
 		for _, t := range doc.Topics {
