@@ -28,11 +28,17 @@
 //	STALL    5  commits keep coming but the offset does not move, with lag
 //	REWIND   6  a committed offset went backwards
 //
-// A partition with no lag now, or with a commit at lag 0 in the window, is
-// OK; otherwise the rules apply in the order REWIND, STOP, STALL, WARNING,
-// the first that holds winning. A group's status is its worst partition's
-// (the highest constant). Burrow caps a group at ERROR; kafgo names the
-// partition status that made it so.
+// The rules are Burrow's current ones (its evaluator's
+// calculatePartitionStatus): a partition with no lag now is OK; else it is
+// STOP if the commits stopped for longer than the window spans, unless one
+// of the recent high watermarks (the last Intervals observed) was at or
+// below the last committed offset (the group was caught up a moment ago);
+// else, if no commit in the window was at lag 0, REWIND, STALL and WARNING
+// are tried in that order; else OK. (Older Burrow releases checked the lag-0
+// rule first, so a group that stopped right after catching up stayed OK
+// for as long as those commits stayed in its window.) A group's status is
+// its worst partition's (the highest constant). Burrow caps a group at
+// ERROR; kafgo names the partition status that made it so.
 //
 // # Time lag and the time to catch up
 //

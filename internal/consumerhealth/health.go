@@ -235,7 +235,11 @@ func (t *Tracker) Evaluate(k Key, now time.Time, recordTime func(offset int64) (
 	if last.End >= 0 {
 		ph.Lag = max(last.End-last.Committed, 0)
 	}
-	ph.Status = evaluate(commits, ph.Lag, now)
+	recent := make([]int64, 0, intervals)
+	for i := max(0, len(ends)-intervals); i < len(ends); i++ {
+		recent = append(recent, ends[i].end)
+	}
+	ph.Status = evaluate(commits, recent, ph.Lag, now)
 
 	switch {
 	case ph.Lag == 0:
@@ -285,13 +289,23 @@ func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// evaluate is Burrow's partition evaluation over the window.
-func evaluate(commits []commit, lag int64, now time.Time) Status {
-	if len(commits) == 0 {
-		return OK
+// evaluate is Burrow's partition evaluation (its current rules) over the
+// window: with lag now, STOP first (unless the group was caught up within
+// the recent high watermarks), then, if no commit in the window was at lag
+// 0, REWIND, STALL and WARNING in that order.
+func evaluate(commits []commit, recentEnds []int64, lag int64, now time.Time) Status {
+	if len(commits) == 0 || lag <= 0 {
+		return OK // nothing to judge, or caught up now (or the end is unknown)
 	}
-	if lag <= 0 {
-		return OK // caught up now (or the end is unknown: nothing to judge)
+	first, last := commits[0], commits[len(commits)-1]
+	if now.Sub(last.at) > last.at.Sub(first.at) {
+		recentlyCaughtUp := false
+		for _, e := range recentEnds {
+			recentlyCaughtUp = recentlyCaughtUp || e <= last.offset
+		}
+		if !recentlyCaughtUp {
+			return Stop
+		}
 	}
 	for _, c := range commits {
 		if c.lag == 0 {
@@ -302,10 +316,6 @@ func evaluate(commits []commit, lag int64, now time.Time) Status {
 		if commits[i].offset < commits[i-1].offset {
 			return Rewind
 		}
-	}
-	first, last := commits[0], commits[len(commits)-1]
-	if now.Sub(last.at) > last.at.Sub(first.at) {
-		return Stop
 	}
 	stalled := true
 	for _, c := range commits[1:] {

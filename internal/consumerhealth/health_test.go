@@ -156,3 +156,24 @@ func TestGroupIsItsWorstPartition(t *testing.T) {
 		t.Fatal("names")
 	}
 }
+
+// A consumer that stops right after catching up turns STOP once the
+// window's silence passed and the end moved on (current Burrow: STOP is
+// judged before the lag-0 rule).
+func TestStopAfterCatchingUp(t *testing.T) {
+	tr := NewTracker(DefaultConfig())
+	feed(tr, k, 9, 100, 100, 0, 0) // caught up at every commit, 0..9 s
+	for i := 10; i <= 30; i++ {
+		tr.Observe(k, Sample{Time: sec(float64(i)), Committed: 900, CommitTime: sec(9), End: int64(100 * i)})
+	}
+	if ph := eval(t, tr, sec(30), nil); ph.Status != Stop {
+		t.Fatalf("%v, want STOP", ph.Status)
+	}
+	// Caught up a moment ago: not STOP yet.
+	tr = NewTracker(DefaultConfig())
+	feed(tr, k, 9, 100, 100, 0, 0)
+	tr.Observe(k, Sample{Time: sec(19), Committed: 900, CommitTime: sec(9), End: 950})
+	if ph := eval(t, tr, sec(19), nil); ph.Status == Stop {
+		t.Fatal("STOP while the end was at the commit moments ago")
+	}
+}
