@@ -61,7 +61,7 @@ type conn struct {
 	srv  *Server
 	l    *listener
 	lcfg *ListenerConfig
-	nc   net.Conn // a *tls.Conn on TLS listeners
+	nc   net.Conn   // a *tls.Conn on TLS listeners
 	addr netip.Addr // the client's address, for the per-IP limits
 	info ConnInfo
 	cr   connReader
