@@ -56,6 +56,7 @@ type Broker struct {
 	api       *api.Server
 	net       *wire.Server
 	ib        *interBroker
+	peers     *peers
 	dialer    *wire.Dialer // inter-broker listener's security
 	creds     atomic.Pointer[credentials.Store]
 	cc        *controllerClient
@@ -171,7 +172,8 @@ func (b *Broker) Start(ctx context.Context) error {
 		Logger:                 b.log,
 		Metrics:                b.metrics,
 	})
-	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache, listener: listener}
+	b.peers = newPeers(b.cache, listener, b.dialer)
+	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache}
 	b.replicas, err = replica.NewManager(replica.Config{
 		BrokerID:  cfg.BrokerID,
 		Logs:      b.logs,
@@ -182,8 +184,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			return partitionConfig(tc, cfg.BrokerID), err
 		},
 		Controller:           b.cc,
-		InterBrokerListener:  listener,
-		Dialer:               b.dialer,
+		Dialer:               b.peers,
 		ReplicaLagTimeMax:    time.Duration(cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
 		FetchMaxBytes:        cfg.ReplicaFetchMaxBytes,
 		FetchMinBytes:        cfg.ReplicaFetchMinBytes,
@@ -209,9 +210,9 @@ func (b *Broker) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
+	b.groups = group.New(groupConfig(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
 	b.pids = &producerIDs{store: b.store, broker: cfg.BrokerID}
-	b.txns = txn.New(txn.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
+	b.txns = txn.New(txnConfig(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
 	b.topics.onTopic = b.replicas.UpdateTopicConfig
 	b.topics.hosted = b.hostsTopic
 	b.topics.onBroker = b.reloadBrokerConfig
@@ -220,9 +221,9 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.topics.onUser = b.reloadUser
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
-	b.ib = newInterBroker(cfg.BrokerID, b.api, b.dialer)
+	b.ib = newInterBroker(cfg.BrokerID, b.api, b.peers)
 	b.cc.ib = b.ib
-	b.ctl.SetSender(b.ib)
+	b.ctl.SetSender(controllerSender{b.ib})
 
 	if err := b.net.Start(); err != nil {
 		return err

@@ -10,8 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	fsasl "github.com/twmb/franz-go/pkg/sasl"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // DefaultMaxResponseSize bounds a response frame the Client accepts. Memory
@@ -19,7 +22,7 @@ import (
 const DefaultMaxResponseSize = 256 << 20
 
 // ErrClientClosed is returned for requests on a closed Client.
-var ErrClientClosed = errors.New("wire: client closed")
+var ErrClientClosed = kafkaerr.Sentinel(kerr.NetworkException, "wire: client closed")
 
 // unsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
 const unsupportedVersion = 35

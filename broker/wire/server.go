@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/principal"
 	"kafgo/broker/sasl"
 )
@@ -24,7 +27,7 @@ const (
 )
 
 // ErrServerClosed is returned by Start after Shutdown.
-var ErrServerClosed = errors.New("wire: server closed")
+var ErrServerClosed = kafkaerr.Sentinel(kerr.NetworkException, "wire: server closed")
 
 // ListenerConfig names one listener and its security.
 type ListenerConfig struct {

@@ -2,16 +2,19 @@ package offsetsrec
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // ErrMalformed reports bytes that are not a record of the schema they claim.
-var ErrMalformed = errors.New("offsetsrec: malformed record")
+var ErrMalformed = kafkaerr.Sentinel(kerr.UnknownServerError, "offsetsrec: malformed record")
 
 // ErrUnknownVersion reports a schema version this package does not know.
-var ErrUnknownVersion = errors.New("offsetsrec: unknown schema version")
+var ErrUnknownVersion = kafkaerr.Sentinel(kerr.UnknownServerError, "offsetsrec: unknown schema version")
 
 // reader consumes big-endian fields from b, remembering the first error, so
 // decoders read straight through and check once at the end.

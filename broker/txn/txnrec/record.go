@@ -2,21 +2,22 @@ package txnrec
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/partid"
 )
 
 // ErrMalformed reports bytes that are not a record of the schema.
-var ErrMalformed = errors.New("txnrec: malformed record")
+var ErrMalformed = kafkaerr.Sentinel(kerr.UnknownServerError, "txnrec: malformed record")
 
 // ErrUnknownVersion reports a schema version this package does not read.
-var ErrUnknownVersion = errors.New("txnrec: unknown schema version")
+var ErrUnknownVersion = kafkaerr.Sentinel(kerr.UnknownServerError, "txnrec: unknown schema version")
 
 // KeyVersion is the only key version.
 const KeyVersion int16 = 0
