@@ -140,6 +140,11 @@ type Server struct {
 
 	acceptWG sync.WaitGroup
 	connWG   sync.WaitGroup // one per open connection
+
+	// readAheadFull, when set (tests only), is called with the conn's lock
+	// held each time a reader stops reading because MaxQueuedPerConn
+	// responses are outstanding. It must not block.
+	readAheadFull func()
 }
 
 type listener struct {
