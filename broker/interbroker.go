@@ -64,7 +64,11 @@ func (p *peers) DialLeader(ctx context.Context, id int32, clientID string) (repl
 	if err != nil {
 		return nil, err
 	}
-	return p.dial(ctx, addr, clientID)
+	c, err := p.dial(ctx, addr, clientID)
+	if err != nil {
+		return nil, err // not a nil *wire.Client in a non-nil interface
+	}
+	return c, nil
 }
 
 func (p *peers) dial(ctx context.Context, addr, clientID string) (*wire.Client, error) {

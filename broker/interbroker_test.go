@@ -182,3 +182,25 @@ func TestControllerClient(t *testing.T) {
 		t.Fatal("the request to a replaced controller was not abandoned")
 	}
 }
+
+// A leader that cannot be dialled gives an error and a nil connection (not
+// a nil *wire.Client inside a non-nil interface, which a fetcher would
+// take for a connection and use).
+func TestDialLeaderFailureIsNil(t *testing.T) {
+	ctx := testCtx(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // nothing listens there now
+	p := newPeers(clusterview.New(), "PLAINTEXT", nil)
+	if c, err := p.DialLeader(ctx, 2, "t"); err == nil || c != nil {
+		t.Fatalf("unknown leader: %v, %v", c, err)
+	}
+	p.LiveLeaders([]kmsg.LeaderAndISRRequestLiveLeader{{BrokerID: 2, Host: "127.0.0.1", Port: int32(port)}})
+	c, err := p.DialLeader(ctx, 2, "t")
+	if err == nil || c != nil {
+		t.Fatalf("unreachable leader: conn %v (nil: %t), err %v", c, c == nil, err)
+	}
+}

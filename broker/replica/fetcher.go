@@ -237,6 +237,7 @@ func (f *fetcher) run() {
 			var err error
 			client, err = f.dial()
 			if err != nil {
+				client = nil
 				f.m.log.Warn("replica fetcher cannot reach leader", "leader", f.key.leader, "err", err)
 				if !f.sleep(f.m.cfg.FetchBackoff) {
 					return
