@@ -3,11 +3,13 @@ package dynconfig
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/internal/znodejson"
 )
 
@@ -24,7 +26,7 @@ const (
 )
 
 // ErrFormat is wrapped by every parse and marshal error.
-var ErrFormat = errors.New("dynconfig: bad config znode")
+var ErrFormat = kafkaerr.Sentinel(kerr.UnknownServerError, "dynconfig: bad config znode")
 
 // Path is /config/<entityType>/<entity>, entity already sanitized.
 func Path(entityType, entity string) string { return Root + "/" + entityType + "/" + entity }
