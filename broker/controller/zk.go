@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"kafgo/broker/meta"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/meta/znode"
 )
 
@@ -270,7 +271,7 @@ func (c *Controller) reloadState(p tp) bool {
 func (c *Controller) deleteTopicZnodes(name string) error {
 	ctx, cancel := c.ctx()
 	defer cancel()
-	for _, path := range []string{znode.TopicPath(name), znode.TopicConfigPath(name), znode.DeleteTopicPath(name)} {
+	for _, path := range []string{znode.TopicPath(name), dynconfig.TopicPath(name), znode.DeleteTopicPath(name)} {
 		if err := meta.DeleteRecursive(ctx, c.store, path); err != nil && !errors.Is(err, meta.ErrNoNode) {
 			return err
 		}

@@ -16,7 +16,6 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
-	"kafgo/broker/wire"
 )
 
 // ControllerClient sends this broker's requests to the active controller.
@@ -37,11 +36,9 @@ type Config struct {
 	// may belong to a deleted topic of the same name. An error fails the
 	// partition's creation. Nil means ConfigFor.
 	LoadConfig func(topic string) (PartitionConfig, error)
-	// InterBrokerListener names the listener followers use to reach leaders.
-	InterBrokerListener string
-	// Dialer connects to leaders with the inter-broker listener's security
-	// (TLS, SASL); nil dials in plaintext.
-	Dialer *wire.Dialer
+	// Dialer connects fetchers to leaders (the inter-broker listener, its
+	// TLS and SASL); nil leaves followers unable to fetch.
+	Dialer LeaderDialer
 
 	ReplicaLagTimeMax    time.Duration // replica.lag.time.max.ms
 	FetchMaxBytes        int32         // replica.fetch.max.bytes

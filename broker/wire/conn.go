@@ -342,6 +342,9 @@ func (c *conn) waitSlot() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for !c.closed && len(c.q) >= c.srv.cfg.MaxQueuedPerConn {
+		if c.srv.readAheadFull != nil {
+			c.srv.readAheadFull()
+		}
 		c.slotFree.Wait()
 	}
 	return !c.closed

@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/principal"
 	"kafgo/broker/sasl"
 )
@@ -25,7 +28,7 @@ const (
 )
 
 // ErrServerClosed is returned by Start after Shutdown.
-var ErrServerClosed = errors.New("wire: server closed")
+var ErrServerClosed = kafkaerr.Sentinel(kerr.NetworkException, "wire: server closed")
 
 // ListenerConfig names one listener and its security.
 type ListenerConfig struct {
@@ -156,6 +159,11 @@ type Server struct {
 
 	acceptWG sync.WaitGroup
 	connWG   sync.WaitGroup // one per open connection
+
+	// readAheadFull, when set (tests only), is called with the conn's lock
+	// held each time a reader stops reading because MaxQueuedPerConn
+	// responses are outstanding. It must not block.
+	readAheadFull func()
 }
 
 type listener struct {
