@@ -32,9 +32,12 @@ e2e-deps:
 
 # End-to-end tests run broker processes built with -race, so a data race in
 # the broker fails the test that provoked it (testcluster scans the logs).
+# KAFGO_E2E_REQUIRED=1: a test whose tool (ZooKeeper, kcat, tmux, node,
+# python3-kafka, ...) is missing fails here; a plain `go test ./...` skips
+# it and says why (internal/testing/needs).
 unit:
 	$(GO) build -race -ldflags "$(LDFLAGS)" -o bin/kafgo-race ./cmd/kafgo
-	KAFGO_BIN=$(CURDIR)/bin/kafgo-race $(GO) test $(TESTFLAGS) ./...
+	KAFGO_E2E_REQUIRED=1 KAFGO_BIN=$(CURDIR)/bin/kafgo-race $(GO) test $(TESTFLAGS) ./...
 
 # Each fuzz target runs briefly; the seed corpora under testdata/fuzz also run in `unit`.
 fuzz:

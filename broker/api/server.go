@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -186,16 +187,33 @@ func (s *Server) Local(ctx context.Context, req kmsg.Request) (kmsg.Response, er
 	if v := req.GetVersion(); v < h.minVersion || v > h.maxVersion {
 		return nil, fmt.Errorf("api: local call to key %d v%d outside v%d-v%d", req.Key(), v, h.minVersion, h.maxVersion)
 	}
-	done := make(chan Result, 1)
+	type answer struct {
+		res Result
+		err error
+	}
+	done := make(chan answer, 1)
 	go func() {
-		done <- h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})()
+		// A handler's panic fails this call, as the wire server closes the
+		// connection of a request whose handler panics, instead of taking
+		// the broker down.
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic in a local call", "api_key", req.Key(), "api_version", req.GetVersion(), "panic", r, "stack", string(debug.Stack()))
+				done <- answer{err: fmt.Errorf("api: local call to key %d v%d: panic: %v", req.Key(), req.GetVersion(), r)}
+			}
+		}()
+		res := h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})()
+		done <- answer{res: res}
 	}()
 	select {
-	case res := <-done:
-		if res.Resp == nil {
+	case a := <-done:
+		if a.err != nil {
+			return nil, a.err
+		}
+		if a.res.Resp == nil {
 			return nil, fmt.Errorf("api: local call to key %d gave no response", req.Key())
 		}
-		return res.Resp, nil
+		return a.res.Resp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

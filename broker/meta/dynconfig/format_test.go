@@ -1,4 +1,4 @@
-package configznode
+package dynconfig
 
 import (
 	"errors"
@@ -70,7 +70,16 @@ func TestChangeFormat(t *testing.T) {
 	if typ, name := SplitEntityPath("users/alice/clients/c1"); typ != "users" || name != "alice/clients/c1" {
 		t.Errorf("SplitEntityPath = %q %q", typ, name)
 	}
-	if Path(Users, Sanitize("a b")) != "/config/users/a%20b" || ChangeSeqPath() != "/config/changes/config_change_" {
-		t.Errorf("paths %s %s", Path(Users, Sanitize("a b")), ChangeSeqPath())
+	for got, want := range map[string]string{
+		Path(Users, Sanitize("a b")): "/config/users/a%20b",
+		UserPath("a b"):              "/config/users/a%20b",
+		TopicPath("orders"):          "/config/topics/orders",
+		BrokerPath(DefaultEntity):    "/config/brokers/<default>",
+		BrokerPath("1"):              "/config/brokers/1",
+		ChangeSeqPath():              "/config/changes/config_change_",
+	} {
+		if got != want {
+			t.Errorf("path %q, want %q", got, want)
+		}
 	}
 }

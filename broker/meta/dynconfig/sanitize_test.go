@@ -1,4 +1,4 @@
-package configznode
+package dynconfig
 
 import "testing"
 

@@ -1,37 +1,15 @@
-// Package configznode is the part of Kafka 2.x's ZooKeeper layout where the
-// brokers and the kafka-configs tool meet: the dynamic config znodes and
-// their change notifications (kafka.zk.ConfigEntityZNode,
-// ConfigEntityChangeNotificationSequenceZNode, Sanitizer).
-//
-//	/config/<type>/<sanitized name>           {"version":1,"config":{"k":"v",...}}
-//	/config/changes/config_change_<10 digits> {"version":2,"entity_path":"<type>/<sanitized name>"}
-//
-// Types are topics, clients, users and brokers; <default> names the default
-// entity of a type. Config values are strings, keys written sorted, with no
-// HTML escaping ("<default>" stays as Jackson writes it); a hand-written
-// number value is read as its decimal text. A user's znode holds its SCRAM
-// credentials (SCRAM-SHA-256, SCRAM-SHA-512) and its quotas side by side; a
-// user's client id is users/<u>/clients/<c>. Version 1 notifications
-// ({"version":1,"entity_type":"topics","entity_name":"t"}) are read too.
-//
-// User and client names are sanitized as Kafka's Sanitizer does: the UTF-8
-// bytes URL-encoded as Java's URLEncoder encodes them (letters, digits and
-// ".-_" kept, every other byte %XX in upper-case hex: a space is %20, '*'
-// is %2A), so any principal or client id is a valid znode name.
-//
-// It is a package of pure functions, writing JSON with internal/znodejson:
-// broker/meta/znode builds on it, and the client-side configs tool uses it
-// without importing the broker.
-package configznode
+package dynconfig
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/internal/znodejson"
 )
 
@@ -48,10 +26,22 @@ const (
 )
 
 // ErrFormat is wrapped by every parse and marshal error.
-var ErrFormat = errors.New("configznode: bad config znode")
+var ErrFormat = kafkaerr.Sentinel(kerr.UnknownServerError, "dynconfig: bad config znode")
 
 // Path is /config/<entityType>/<entity>, entity already sanitized.
 func Path(entityType, entity string) string { return Root + "/" + entityType + "/" + entity }
+
+// TopicPath is /config/topics/<topic>.
+func TopicPath(topic string) string { return Path(Topics, topic) }
+
+// BrokerPath is /config/brokers/<id>, or /config/brokers/<default> for
+// DefaultEntity.
+func BrokerPath(broker string) string { return Path(Brokers, broker) }
+
+// UserPath is /config/users/<sanitized user>, which holds the user's SCRAM
+// credentials (SCRAM-SHA-256, SCRAM-SHA-512) and quota configs; its change
+// notification names users/<sanitized user>.
+func UserPath(user string) string { return Path(Users, Sanitize(user)) }
 
 // ChangeSeqPath is the path to create persistent-sequential for a change
 // notification; ZooKeeper appends the 10-digit counter.
