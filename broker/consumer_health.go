@@ -2,8 +2,6 @@ package broker
 
 import (
 	"context"
-	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -146,22 +144,12 @@ func (h *consumerHealth) lookup(ctx context.Context, need []recordAt) {
 			byLeader[vp.Leader] = append(byLeader[vp.Leader], r)
 		}
 	}
-	listener := h.b.Config().InterBrokerListenerName
 	var wg sync.WaitGroup
 	for leader, rs := range byLeader {
-		vb, ok := view.Broker(leader)
-		if !ok {
-			continue
-		}
-		e, ok := vb.Endpoint(listener)
-		if !ok {
-			continue
-		}
-		addr := net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := h.b.ib.Send(ctx, leader, addr, recordsAtRequest(rs))
+			resp, err := h.b.ib.Send(ctx, leader, recordsAtRequest(rs))
 			if err != nil {
 				h.b.log.Debug("consumer health: record times unavailable", "leader", leader, "err", err)
 				return
