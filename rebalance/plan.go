@@ -232,3 +232,13 @@ func (p *Plan) Batches(n int) [][]Change {
 	}
 	return out
 }
+
+// BrokerFigures are broker id's figures before the plan, as the cluster
+// runs (its actual leaders), and after it (the preferred leaders, which
+// the execution elects).
+func (p *Plan) BrokerFigures(id int32) (before, after BrokerLoad) {
+	return current(p.Before, id), p.After.Load(id)
+}
+
+// HumanBytes prints a size as the plan does: B, KiB, MiB, GiB.
+func HumanBytes(n int64) string { return human(float64(n)) }
