@@ -307,6 +307,24 @@ func TestConsumerHealthStatuses(t *testing.T) {
 			t.Fatalf("group %s reported by brokers %v", g, brokers)
 		}
 	}
+	// The TUI's groups tab shows the same statuses (sorted worst first by
+	// the STATUS column, as its golden frames show for a fixture).
+	var admins []string
+	for _, b := range c.Brokers() {
+		admins = append(admins, b.AdminAddr())
+	}
+	testwait.For(t, 30*time.Second, "kafgo tui --once --view groups", func() (bool, string) {
+		frame, _, code := kafgoRun(t, "", "tui", "--once", "--bootstrap-server", c.Bootstrap(), "--admin", strings.Join(admins, ","),
+			"--view", "groups", "--group", "g-slow", "--width", "160", "--height", "40")
+		ok := code == 0
+		for g, status := range map[string]string{"g-ok": "OK", "g-slow": "WARNING", "g-stop": "STOP"} {
+			ok = ok && regexp.MustCompile(`(?m)^[ >] `+g+`\s.*\s`+status+`\s`).MatchString(frame)
+		}
+		// The detail of g-slow: its partition WARNING with a time lag and an ETA.
+		ok = ok && regexp.MustCompile(`(?m)^\s+h-slow\s+0\s.*\sWARNING\s+[\d.]+[ms]+\s+[\dhms.]+\+`).MatchString(frame)
+		return ok, frame
+	})
+
 	// groups --describe --health shows the same.
 	bs := "--bootstrap-server=" + c.Bootstrap()
 	testwait.For(t, 30*time.Second, "groups --describe --health", func() (bool, string) {
