@@ -23,7 +23,7 @@ import (
 )
 
 // replicaCounts counts every broker's replicas, all topics.
-func replicaCounts(t *testing.T, ctx context.Context, adm *kadm.Client) map[int32]int {
+func replicaCounts(t testing.TB, ctx context.Context, adm *kadm.Client) map[int32]int {
 	t.Helper()
 	md, err := adm.Metadata(ctx)
 	if err != nil {
@@ -44,7 +44,7 @@ func replicaCounts(t *testing.T, ctx context.Context, adm *kadm.Client) map[int3
 }
 
 // partitionSizes is each partition's size, the largest of its replicas'.
-func partitionSizes(t *testing.T, ctx context.Context, adm *kadm.Client) map[string]int64 {
+func partitionSizes(t testing.TB, ctx context.Context, adm *kadm.Client) map[string]int64 {
 	t.Helper()
 	dirs, err := adm.DescribeAllLogDirs(ctx, nil)
 	if err != nil {
