@@ -39,7 +39,9 @@ func (f *fakeRebalancer) StartRebalance(p *rebalance.Plan, o rebalance.ExecOptio
 	return nil
 }
 
-func (f *fakeRebalancer) RebalanceProgress() ([]string, bool, error) { return f.started, f.running, nil }
+func (f *fakeRebalancer) RebalanceProgress() ([]string, bool, error) {
+	return f.started, f.running, nil
+}
 
 // TestGoldenRebalance: B on the brokers view opens the imbalance and the
 // plan; enter asks before it executes; y starts it and the page shows the
