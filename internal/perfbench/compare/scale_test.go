@@ -89,3 +89,26 @@ func TestScale(t *testing.T) {
 		}
 	}
 }
+
+var stormGroups = flag.Int("storm.groups", 0, "run TestGroupStorm with this many groups (0: a smoke run of 20)")
+
+// TestGroupStorm: groups of one member each, all joining at once (issue
+// 23 item 5); the time until every one is stable, kafgo and kfake.
+func TestGroupStorm(t *testing.T) {
+	n := *stormGroups
+	reps := 3
+	if n == 0 || testing.Short() {
+		n, reps = 20, 1
+	}
+	if os.Getenv("KAFGO_TEST_LOG_LEVEL") == "" {
+		t.Setenv("KAFGO_TEST_LOG_LEVEL", "warn")
+	}
+	res := GroupStorm(t, n, reps, *kafgoOnly, t.Logf)
+	for tg, ds := range res {
+		var secs []float64
+		for _, d := range ds {
+			secs = append(secs, d.Seconds())
+		}
+		t.Logf("%s: %d groups stable, median %.2f s", tg, n, median(secs))
+	}
+}
