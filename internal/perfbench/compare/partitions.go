@@ -34,16 +34,16 @@ type PartitionOptions struct {
 
 // PartitionReport is what one run measured.
 type PartitionReport struct {
-	Opts                         PartitionOptions
-	Create                       time.Duration // CreateTopics until every partition has a leader
-	MetadataP50, MetadataMax     time.Duration // all-topics Metadata, 20 requests
-	Produce                      time.Duration // one record to every partition, all acknowledged
-	RSS                          int64         // the brokers' resident memory, summed
-	FDs                          int           // the brokers' open files, summed
-	CleanStop, CleanStart        time.Duration // SIGTERM to exit; start to serving every partition
-	KillStart                    time.Duration // after kill -9: start to serving every partition
+	Opts                          PartitionOptions
+	Create                        time.Duration // CreateTopics until every partition has a leader
+	MetadataP50, MetadataMax      time.Duration // all-topics Metadata, 20 requests
+	Produce                       time.Duration // one record to every partition, all acknowledged
+	RSS                           int64         // the brokers' resident memory, summed
+	FDs                           int           // the brokers' open files, summed
+	CleanStop, CleanStart         time.Duration // SIGTERM to exit; start to serving every partition
+	KillStart                     time.Duration // after kill -9: start to serving every partition
 	FailoverAfterExpiry, Failover time.Duration // controller kill -9 to all its leaders moved (total, and past the session timeout)
-	MovedLeaders                 int
+	MovedLeaders                  int
 }
 
 // sessionTimeout is the brokers' zookeeper.session.timeout.ms here.
