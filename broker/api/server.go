@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -79,6 +80,17 @@ type Server struct {
 	sessions *fetchsession.Cache // incremental fetch sessions (KIP-227)
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
+
+	// stopping is closed by BeginShutdown: requests waiting for the
+	// cluster to catch up (CreateTopics waiting for leaders) answer now,
+	// so the listeners can drain.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
+}
+
+// BeginShutdown makes waiting requests answer at once (see stopping).
+func (s *Server) BeginShutdown() {
+	s.stoppingOnce.Do(func() { close(s.stopping) })
 }
 
 // New builds the dispatcher over the broker's parts.
@@ -87,7 +99,8 @@ func New(d *Deps) *Server {
 	if d.Config != nil {
 		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
 	}
-	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots)}
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots),
+		stopping: make(chan struct{})}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {
