@@ -313,6 +313,7 @@ func (b *Broker) serverConfig(cfg *config.Broker) (wire.ServerConfig, error) {
 		IdleTimeout:     time.Duration(cfg.ConnectionsMaxIdleMs) * time.Millisecond,
 		SendBufferBytes: int(cfg.SocketSendBufferBytes),
 		RecvBufferBytes: int(cfg.SocketReceiveBufferBytes),
+		Limits:          b.connLimits(cfg),
 		Logger:          b.log,
 	}
 	for _, l := range cfg.Listeners {
@@ -600,10 +601,9 @@ func (b *Broker) reloadBrokerConfig(entity string) {
 		b.log.Info("dynamic broker config applied", "entity", entity, "default", len(d), "own", len(o))
 	}
 	b.applyReplicationThrottle(next)
+	b.net.SetConnLimits(b.connLimits(next))
 	// Topic defaults may have changed with it.
-	for _, p := range b.replicas.Partitions() {
-		b.replicas.UpdateTopicConfig(p.TopicPartition().Topic)
-	}
+	b.replicas.UpdateTopicConfigs(nil)
 }
 
 // newReplicationQuota builds one side's replication quota (KIP-73) with the

@@ -106,7 +106,12 @@
 // kafka_server_socket_server_metrics_{connection_count,connection_creation_total,
 // connection_creation_rate,connection_close_total,connection_close_rate,
 // failed_authentication_total}{listener} (failed authentication counts
-// failed TLS handshakes and SASL exchanges).
+// failed TLS handshakes and SASL exchanges). Connection limits:
+// kafka_network_acceptor_acceptorblockedpercent_total{listener} (Kafka's
+// Acceptor meter: nanoseconds accepting waited for a slot under
+// max.connections) and kafgo_network_connections_rejected_total{listener,
+// reason} (per_ip: closed at once by max.connections.per.ip;
+// max_connections: closed to bring the broker back under max.connections).
 //
 // ReplicaManager: kafka_server_replicamanager_{partitioncount,leadercount,
 // underreplicatedpartitions,underminisrpartitioncount,atminisrpartitioncount,
