@@ -50,7 +50,7 @@ type Broker struct {
 	admin     *controller.Admin
 	groups    *group.Coordinator
 	txns      *txn.Coordinator
-	pids      *producerIDs
+	pids      *txn.ProducerIDs
 	authz     *acl.Authorizer // nil without authorizer.class.name
 	topics    *topicConfigs
 	changes   *dynconfig.Changes // /config/changes
@@ -162,8 +162,11 @@ func (b *Broker) Start(ctx context.Context) error {
 
 	b.cache = clusterview.New()
 	listener := cfg.InterBrokerListenerName
+	b.peers = newPeers(b.cache, listener, b.dialer)
+	b.ib = newInterBroker(cfg.BrokerID, b.peers)
 	b.ctl = controller.New(controller.Config{
 		BrokerID:               cfg.BrokerID,
+		Sender:                 controllerSender{b.ib},
 		Store:                  store,
 		InterBrokerListener:    listener,
 		DeleteTopicEnable:      cfg.DeleteTopicEnable,
@@ -174,8 +177,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		Logger:                 b.log,
 		Metrics:                b.metrics,
 	})
-	b.peers = newPeers(b.cache, listener, b.dialer)
-	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache}
+	b.cc = &controllerClient{ib: b.ib, ctl: b.ctl, cache: b.cache}
 	b.replicas, err = replica.NewManager(replica.Config{
 		BrokerID:  cfg.BrokerID,
 		Logs:      b.logs,
@@ -213,7 +215,9 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	b.groups = group.New(groupConfig(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
-	b.pids = &producerIDs{store: b.store, broker: cfg.BrokerID}
+	b.pids = txn.NewProducerIDs(func(ctx context.Context) (int64, int64, error) {
+		return znode.AllocateProducerIDBlock(ctx, store, cfg.BrokerID)
+	})
 	b.txns = txn.New(txnConfig(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
 	b.quotas = b.newClientQuotas(cfg)
 	// /config/changes: each part follows the entity types it keeps.
@@ -224,9 +228,11 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.followCredentials(b.changes)
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
-	b.ib = newInterBroker(cfg.BrokerID, b.api, b.peers)
-	b.cc.ib = b.ib
-	b.ctl.SetSender(controllerSender{b.ib})
+	// The one cycle in the wiring: requests this broker sends itself (the
+	// controller's, or a broker's to its own controller) run through the
+	// API handlers, which reach the controller. It is closed here, before
+	// any listener serves or the controller starts.
+	b.ib.serveLocal(b.api)
 
 	if err := b.net.Start(); err != nil {
 		return err
@@ -237,7 +243,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
 			ClientQuotas: b.quotas,
 			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
-			EndOffsets: b.endOffsets, Txns: b.txns.Stats,
+			EndOffsets: admin.LeaderEndOffsets(cfg.BrokerID, b.cache, b.localHW, b.ib.Send, b.log), Txns: b.txns.Stats,
 			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
 		})
 	}
@@ -567,6 +573,15 @@ func (b *Broker) uncleanLeaderElection(topic string) bool {
 		return false
 	}
 	return t.UncleanLeaderElectionEnable
+}
+
+// localHW is the high watermark of a partition this broker leads.
+func (b *Broker) localHW(tp partid.TopicPartition) (int64, bool) {
+	p, err := b.replicas.LeaderPartition(tp)
+	if err != nil {
+		return 0, false
+	}
+	return p.HighWatermark(), true
 }
 
 // hostsTopic reports whether some partition of topic is on this broker.
