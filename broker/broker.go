@@ -557,6 +557,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Metrics:             b.metrics,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
+		QuotaConfigs:        clientquota.Store{Meta: b.store},
 		Configs:             dynconfig.Store{Meta: b.store},
 		NextProducerID:      b.pids.Next,
 		RequestTimeout:      time.Duration(b.Config().RequestTimeoutMs) * time.Millisecond,

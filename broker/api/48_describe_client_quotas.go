@@ -44,7 +44,7 @@ func (s *Server) handleDescribeClientQuotas(c *Call) Reply {
 	return func() Result {
 		ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
 		defer cancel()
-		found, err := clientquota.Store{Meta: s.d.Admin.Store}.Describe(ctx, f)
+		found, err := s.d.QuotaConfigs.Describe(ctx, f)
 		if err != nil {
 			return Result{Resp: describeQuotasError(resp, err)}
 		}

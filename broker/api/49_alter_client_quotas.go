@@ -29,7 +29,7 @@ func (s *Server) handleAlterClientQuotas(c *Call) Reply {
 	return func() Result {
 		ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
 		defer cancel()
-		st := clientquota.Store{Meta: s.d.Admin.Store}
+		st := s.d.QuotaConfigs
 		for _, entry := range req.Entries {
 			out := kmsg.NewAlterClientQuotasResponseEntry()
 			for _, p := range entry.Entity {
@@ -52,7 +52,7 @@ func (s *Server) handleAlterClientQuotas(c *Call) Reply {
 	}
 }
 
-func (s *Server) alterClientQuotas(ctx context.Context, st clientquota.Store, entry kmsg.AlterClientQuotasRequestEntry, validateOnly bool) error {
+func (s *Server) alterClientQuotas(ctx context.Context, st QuotaConfigs, entry kmsg.AlterClientQuotasRequestEntry, validateOnly bool) error {
 	e, err := quotaEntity(entry.Entity)
 	if err != nil {
 		return err
