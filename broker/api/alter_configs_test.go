@@ -20,16 +20,22 @@ import (
 // fakeAdmin is a TopicAdmin that knows a fixed set of topics.
 type fakeAdmin struct{ topics map[string]bool }
 
-func (a fakeAdmin) TopicExists(_ context.Context, name string) (bool, error) { return a.topics[name], nil }
+func (a fakeAdmin) TopicExists(_ context.Context, name string) (bool, error) {
+	return a.topics[name], nil
+}
 
 var errNotFaked = errors.New("not faked")
 
 func (fakeAdmin) CreateTopic(context.Context, controller.TopicSpec, bool) (map[int32][]int32, error) {
 	return nil, errNotFaked
 }
-func (fakeAdmin) AddPartitions(context.Context, string, int32, [][]int32, bool) error { return errNotFaked }
-func (fakeAdmin) DeleteTopic(context.Context, string) error                          { return errNotFaked }
-func (fakeAdmin) LiveBrokers(context.Context) ([]placement.BrokerRack, error)        { return nil, errNotFaked }
+func (fakeAdmin) AddPartitions(context.Context, string, int32, [][]int32, bool) error {
+	return errNotFaked
+}
+func (fakeAdmin) DeleteTopic(context.Context, string) error { return errNotFaked }
+func (fakeAdmin) LiveBrokers(context.Context) ([]placement.BrokerRack, error) {
+	return nil, errNotFaked
+}
 
 // fakeConfigs is a ConfigStore in memory. race, if set, runs once inside the
 // next Update between its read and its write, as another broker's write
