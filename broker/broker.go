@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -244,7 +245,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			ClientQuotas: b.quotas,
 			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
 			EndOffsets: admin.LeaderEndOffsets(cfg.BrokerID, b.cache, b.localHW, b.ib.Send, b.log), Txns: b.txns.Stats,
-			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
+			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable, Debug: b.debugHandlers(),
 		})
 	}
 
@@ -574,6 +575,15 @@ func (b *Broker) uncleanLeaderElection(topic string) bool {
 		return false
 	}
 	return t.UncleanLeaderElectionEnable
+}
+
+// debugHandlers are the admin endpoint's test-only handlers: the API
+// server's fault table in a build with the kafgo_faults tag, else none.
+func (b *Broker) debugHandlers() map[string]http.Handler {
+	if h := b.api.FaultsHandler(); h != nil {
+		return map[string]http.Handler{api.FaultsPath: h}
+	}
+	return nil
 }
 
 // localHW is the high watermark of a partition this broker leads.

@@ -79,6 +79,7 @@ type Server struct {
 	sessions *fetchsession.Cache // incremental fetch sessions (KIP-227)
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
+	faults   *faultTable                      // protocol fault hooks: nil but in e2e builds (faults.go)
 }
 
 // New builds the dispatcher over the broker's parts.
@@ -87,7 +88,7 @@ func New(d *Deps) *Server {
 	if d.Config != nil {
 		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
 	}
-	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots)}
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots), faults: newFaultTable()}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {
@@ -121,6 +122,9 @@ func (s *Server) Supported(key int16) (minV, maxV int16, ok bool) {
 
 // Serve decodes one wire request and runs its handler.
 func (s *Server) Serve(req *wire.Request) wire.Pending {
+	if p := s.faultHook(req); p != nil {
+		return p
+	}
 	key, version := req.Header.APIKey, req.Header.APIVersion
 	h, ok := s.handlers[key]
 	if !ok {
