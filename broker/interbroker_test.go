@@ -11,7 +11,7 @@ import (
 
 	"kafgo/broker/clusterview"
 	"kafgo/broker/controller"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 func metadataRequest() *kmsg.MetadataRequest {

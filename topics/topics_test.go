@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/cliutil"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // idRE finds topic ids so goldens do not depend on random UUIDs; each test

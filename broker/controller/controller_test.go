@@ -18,7 +18,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // fakeBrokers records the requests controllers send and answers them as a

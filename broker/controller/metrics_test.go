@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"kafgo/broker/metrics"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // TestControllerStats: the KafkaController gauges come from the active

@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/meta/znode"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // stopped reports whether broker was sent StopReplica for p with delete.

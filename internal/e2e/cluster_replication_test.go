@@ -17,8 +17,8 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 func startCluster3(t *testing.T, extra map[string]string) (*testcluster.Cluster, *kgo.Client, context.Context) {

@@ -6,7 +6,7 @@ import (
 	"encoding/pem"
 	"testing"
 
-	"kafgo/internal/testcerts"
+	"kafgo/internal/testing/testcerts"
 )
 
 // FuzzDistinguishedName: any DER input formats or errors, never panics;

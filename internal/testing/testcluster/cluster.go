@@ -22,7 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/testing/needs"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // Options shapes a test cluster.
@@ -104,7 +104,7 @@ func Binary(t testing.TB) string {
 		}
 		binPath = filepath.Join(dir, "kafgo")
 		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
+		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 		cmd := exec.Command("go", "build", "-tags", "kafgo_faults", "-o", binPath, "./cmd/kafgo")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
