@@ -32,6 +32,7 @@ import (
 	"kafgo/broker/quota"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/topicadmin"
 	"kafgo/broker/txn"
 	"kafgo/broker/wire"
 )
@@ -48,7 +49,7 @@ type Broker struct {
 	cache     *clusterview.Cache
 	replicas  *replica.Manager
 	ctl       *controller.Controller
-	admin     *controller.Admin
+	admin     *topicadmin.Admin
 	groups    *group.Coordinator
 	txns      *txn.Coordinator
 	pids      *txn.ProducerIDs
@@ -137,7 +138,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	b.creds.Store(creds)
-	b.admin = &controller.Admin{Store: store}
+	b.admin = &topicadmin.Admin{Store: store}
 	b.topics = newTopicConfigs(store, b.Config, b.hostsTopic, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
 	b.logs, err = storage.OpenManagerContext(ctx, storage.ManagerConfig{

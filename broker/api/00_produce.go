@@ -76,7 +76,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, kerr.InvalidRequiredAcks)
 			}
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	if hasTransactionalRecords(req) && (req.TransactionID == nil || !s.authorize(c, acl.OpWrite, acl.TransactionalID, *req.TransactionID)) {
 		if req.Acks == 0 {
@@ -87,7 +87,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, kerr.TransactionalIDAuthorizationFailed)
 			}
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	writable := s.authorizedNames(c, acl.OpWrite, acl.Topic, namesOf(req.Topics, func(t *kmsg.ProduceRequestTopic) string { return t.Topic }))
 
@@ -172,7 +172,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 	if c.immediate { // acks=1, or acks=-1 already satisfied
 		fill()
 		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
-		return now(resp)
+		return respond(resp)
 	}
 	timeout := time.Duration(req.TimeoutMillis) * time.Millisecond
 	return func() Result {

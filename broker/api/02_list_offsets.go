@@ -64,5 +64,5 @@ func (s *Server) handleListOffsets(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, ot)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -8,8 +8,8 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/clusterview"
-	"kafgo/broker/controller"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/topicadmin"
 	"kafgo/internal/topicname"
 )
 
@@ -53,7 +53,7 @@ func (s *Server) handleMetadata(c *Call) Reply {
 			}
 		}
 		s.metadataAuthorizedOperations(c, req, resp)
-		return now(resp)
+		return respond(resp)
 	}
 	// v0-v3 always allow auto-creation; v4+ ask for it.
 	allowAuto := s.d.Config().AutoCreateTopicsEnable && (req.Version < 4 || req.AllowAutoTopicCreation)
@@ -103,7 +103,7 @@ func (s *Server) handleMetadata(c *Call) Reply {
 		resp.Topics = append(resp.Topics, mt)
 	}
 	s.metadataAuthorizedOperations(c, req, resp)
-	return now(resp)
+	return respond(resp)
 }
 
 // metadataAuthorizedOperations fills the v8+ authorized-operations fields
@@ -178,7 +178,7 @@ func (s *Server) topicMetadata(view *clusterview.View, name, listener string) km
 // autoCreateTopic creates a topic with the broker's defaults.
 func (s *Server) autoCreateTopic(ctx context.Context, name string) error {
 	cfg := s.d.Config()
-	_, err := s.d.Admin.CreateTopic(ctx, controller.TopicSpec{
+	_, err := s.d.Admin.CreateTopic(ctx, topicadmin.TopicSpec{
 		Name:              name,
 		Partitions:        cfg.NumPartitions,
 		ReplicationFactor: cfg.DefaultReplicationFactor,

@@ -16,7 +16,7 @@ func (s *Server) handleLeaderAndISR(c *Call) Reply {
 	if !s.clusterAction(c) {
 		resp := req.ResponseKind().(*kmsg.LeaderAndISRResponse)
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
-	return now(s.d.Replicas.HandleLeaderAndISR(req))
+	return respond(s.d.Replicas.HandleLeaderAndISR(req))
 }

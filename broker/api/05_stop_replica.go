@@ -14,7 +14,7 @@ func (s *Server) handleStopReplica(c *Call) Reply {
 	if !s.clusterAction(c) {
 		resp := req.ResponseKind().(*kmsg.StopReplicaResponse)
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
-	return now(s.d.Replicas.HandleStopReplica(req))
+	return respond(s.d.Replicas.HandleStopReplica(req))
 }

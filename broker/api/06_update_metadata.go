@@ -17,11 +17,11 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.UpdateMetadataResponse)
 	if !s.clusterAction(c) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if view := s.d.Cache.View(); req.ControllerEpoch < view.ControllerEpoch {
 		resp.ErrorCode = kerr.StaleControllerEpoch.Code
-		return now(resp)
+		return respond(resp)
 	}
 	u := clusterview.Update{
 		ControllerID:    req.ControllerID,
@@ -54,5 +54,5 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 		}
 	}
 	s.d.Cache.Apply(u)
-	return now(resp)
+	return respond(resp)
 }

@@ -19,12 +19,12 @@ func (s *Server) handleControlledShutdown(c *Call) Reply {
 	if !s.authorizeCluster(c, acl.OpClusterAction) {
 		resp := req.ResponseKind().(*kmsg.ControlledShutdownResponse)
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if !s.fromBroker(c) || s.notController() {
 		resp := req.ResponseKind().(*kmsg.ControlledShutdownResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) { return s.d.Controller.ControlledShutdown(ctx, req) }, req)
 }

@@ -68,7 +68,7 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 		resp.Topics = append(resp.Topics, ot)
 	}
 	if len(cr.Offsets) == 0 {
-		return now(resp)
+		return respond(resp)
 	}
 	return s.awaitCommit(s.d.Groups.CommitOffsets(cr), slots, resp, func(sl commitSlot, ec int16) {
 		resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = ec

@@ -54,7 +54,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 			}
 			resp.Groups = append(resp.Groups, og)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 
 	var tps []group.TopicPartition
@@ -70,7 +70,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 	if err != nil {
 		if req.Version >= 2 {
 			resp.ErrorCode = code(err)
-			return now(resp)
+			return respond(resp)
 		}
 		// v0-v1 have no top-level error: every partition carries it.
 		offsets = offsets[:0]
@@ -89,7 +89,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 		last := &resp.Topics[len(resp.Topics)-1]
 		last.Partitions = append(last.Partitions, op)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 // groupOffsets is FetchOffsets for what the call may see: the group needs

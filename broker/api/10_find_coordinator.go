@@ -8,9 +8,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/acl"
-	"kafgo/broker/controller"
 	"kafgo/broker/coordlog"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/topicadmin"
 )
 
 // FindCoordinator (key 10), v0-v4.
@@ -170,7 +170,7 @@ func (s *Server) createInternalTopic(pl *coordlog.Placement, partitions int32, r
 		}
 		configs["min.insync.replicas"] = strconv.Itoa(int(minISR))
 	}
-	_, err := s.d.Admin.CreateTopic(ctx, controller.TopicSpec{
+	_, err := s.d.Admin.CreateTopic(ctx, topicadmin.TopicSpec{
 		Name:              topic,
 		Partitions:        partitions,
 		ReplicationFactor: rf,

@@ -24,7 +24,7 @@ func (s *Server) handleJoinGroup(c *Call) Reply {
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
 		resp.ErrorCode, resp.Generation = kerr.GroupAuthorizationFailed.Code, -1
-		return now(resp)
+		return respond(resp)
 	}
 	jr := group.JoinRequest{
 		Group:            req.Group,

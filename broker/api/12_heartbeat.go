@@ -20,8 +20,8 @@ func (s *Server) handleHeartbeat(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.HeartbeatResponse)
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	resp.ErrorCode = code(s.d.Groups.Heartbeat(hr))
-	return now(resp)
+	return respond(resp)
 }

@@ -18,7 +18,7 @@ func (s *Server) handleLeaveGroup(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.LeaveGroupResponse)
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	var members []group.LeavingMember
 	if req.Version < 3 {
@@ -39,12 +39,12 @@ func (s *Server) handleLeaveGroup(c *Call) Reply {
 		if res.Err == nil && len(res.Members) == 1 {
 			resp.ErrorCode = code(res.Members[0])
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	for i, e := range res.Members {
 		rm := kmsg.NewLeaveGroupResponseMember()
 		rm.MemberID, rm.InstanceID, rm.ErrorCode = members[i].MemberID, members[i].InstanceID, code(e)
 		resp.Members = append(resp.Members, rm)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -21,7 +21,7 @@ func (s *Server) handleSyncGroup(c *Call) Reply {
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp := req.ResponseKind().(*kmsg.SyncGroupResponse)
 		resp.ErrorCode, resp.MemberAssignment = kerr.GroupAuthorizationFailed.Code, []byte{}
-		return now(resp)
+		return respond(resp)
 	}
 	sr := group.SyncRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID}
 	if req.Version >= 3 {

@@ -37,5 +37,5 @@ func (s *Server) handleDescribeGroups(c *Call) Reply {
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	return now(resp)
+	return respond(resp)
 }

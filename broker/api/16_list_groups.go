@@ -30,5 +30,5 @@ func (s *Server) handleListGroups(c *Call) Reply {
 		lg.Group, lg.ProtocolType, lg.GroupState = g.Group, g.ProtocolType, g.State
 		resp.Groups = append(resp.Groups, lg)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -18,7 +18,7 @@ func (s *Server) handleSaslHandshake(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.SASLHandshakeResponse)
 	if c.Conn == nil || c.Conn.SASL == nil {
 		resp.ErrorCode = kerr.IllegalSaslState.Code
-		return now(resp)
+		return respond(resp)
 	}
 	res := c.Conn.SASL.Handshake(req.Version, req.Mechanism)
 	resp.ErrorCode, resp.SupportedMechanisms = res.ErrorCode, res.Mechanisms

@@ -15,7 +15,7 @@ const apiVersionsKey = 18
 func (s *Server) handleAPIVersions(c *Call) Reply {
 	resp := c.Req.ResponseKind().(*kmsg.ApiVersionsResponse)
 	resp.ApiKeys = append(resp.ApiKeys, s.versions...)
-	return now(resp)
+	return respond(resp)
 }
 
 // unsupportedAPIVersions is the v0-format body Kafka sends for an

@@ -9,8 +9,8 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/topicadmin"
 )
 
 // CreateTopics (key 19), v0-v7.
@@ -76,7 +76,7 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 				fail(refuse(kerr.InvalidConfig, "%v", err))
 				break
 			}
-			spec := controller.TopicSpec{Name: rt.Topic, Partitions: rt.NumPartitions, ReplicationFactor: rt.ReplicationFactor, Configs: overrides}
+			spec := topicadmin.TopicSpec{Name: rt.Topic, Partitions: rt.NumPartitions, ReplicationFactor: rt.ReplicationFactor, Configs: overrides}
 			if len(rt.ReplicaAssignment) > 0 {
 				spec.Assignment = map[int32][]int32{}
 				for _, a := range rt.ReplicaAssignment {

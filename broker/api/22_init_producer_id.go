@@ -29,11 +29,11 @@ func (s *Server) handleInitProducerID(c *Call) Reply {
 	resp.ProducerID, resp.ProducerEpoch = -1, -1
 	if req.TransactionalID != nil && !s.authorize(c, acl.OpWrite, acl.TransactionalID, *req.TransactionalID) {
 		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if req.TransactionalID == nil && !s.authorizeQuiet(c, acl.OpIdempotentWrite, acl.Cluster, acl.ClusterName) && !s.authorizeWriteAnyTopic(c) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	var expected *txn.ProducerIDEpoch
 	if req.Version >= 3 {
@@ -41,7 +41,7 @@ func (s *Server) handleInitProducerID(c *Call) Reply {
 		case pid == -1 && epoch == -1:
 		case pid == -1 || epoch == -1:
 			resp.ErrorCode = kerr.InvalidRequest.Code
-			return now(resp)
+			return respond(resp)
 		default:
 			expected = &txn.ProducerIDEpoch{ProducerID: pid, Epoch: epoch}
 		}
@@ -53,10 +53,10 @@ func (s *Server) handleInitProducerID(c *Call) Reply {
 		if err != nil {
 			s.log.Warn("cannot allocate a producer id", "err", err)
 			resp.ErrorCode = kerr.CoordinatorNotAvailable.Code
-			return now(resp)
+			return respond(resp)
 		}
 		resp.ProducerID, resp.ProducerEpoch = id, 0
-		return now(resp)
+		return respond(resp)
 	}
 	// The coordinator may wait for the producer id allocator (ZooKeeper):
 	// in the deferred reply, off this connection's reader.

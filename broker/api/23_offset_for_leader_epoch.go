@@ -48,5 +48,5 @@ func (s *Server) handleOffsetForLeaderEpoch(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, ot)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -60,7 +60,7 @@ func (s *Server) handleAddPartitionsToTxn(c *Call) Reply {
 	}
 	if missing {
 		setAll(kerr.OperationNotAttempted.Code, true)
-		return now(resp)
+		return respond(resp)
 	}
 	ch := s.d.Txns.AddPartitions(req.TransactionalID, req.ProducerID, req.ProducerEpoch, tps)
 	return func() Result {

@@ -20,11 +20,11 @@ func (s *Server) handleAddOffsetsToTxn(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.AddOffsetsToTxnResponse)
 	if !s.authorize(c, acl.OpWrite, acl.TransactionalID, req.TransactionalID) {
 		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	tp := partid.TopicPartition{Topic: group.OffsetsTopic, Partition: s.d.Groups.PartitionFor(req.Group)}
 	ch := s.d.Txns.AddPartitions(req.TransactionalID, req.ProducerID, req.ProducerEpoch, []partid.TopicPartition{tp})

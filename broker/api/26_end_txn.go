@@ -17,7 +17,7 @@ func (s *Server) handleEndTxn(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.EndTxnResponse)
 	if !s.authorize(c, acl.OpWrite, acl.TransactionalID, req.TransactionalID) {
 		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	ch := s.d.Txns.EndTxn(req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit)
 	return func() Result {

@@ -62,7 +62,7 @@ func (s *Server) handleWriteTxnMarkers(c *Call) Reply {
 		resp.Markers = append(resp.Markers, rm)
 	}
 	if len(markers) == 0 {
-		return now(resp)
+		return respond(resp)
 	}
 	results := s.d.Replicas.AppendTxnMarkers(markers)
 	timeout := s.d.RequestTimeout

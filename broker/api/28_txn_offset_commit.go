@@ -62,7 +62,7 @@ func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 		resp.Topics = append(resp.Topics, ot)
 	}
 	if len(tr.Offsets) == 0 {
-		return now(resp)
+		return respond(resp)
 	}
 	return s.awaitCommit(s.d.Groups.TxnCommitOffsets(tr), slots, resp, func(sl commitSlot, ec int16) {
 		resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = ec

@@ -21,7 +21,7 @@ func (s *Server) handleDescribeACLs(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.DescribeACLsResponse)
 	fail := func(err error) Reply {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err), kmsg.StringPtr(kafkaerr.Message(err))
-		return now(resp)
+		return respond(resp)
 	}
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		return fail(errClusterAuthorization)
@@ -48,7 +48,7 @@ func (s *Server) handleDescribeACLs(c *Call) Reply {
 		e.Principal, e.Host, e.Operation, e.PermissionType = b.Entry.Principal, b.Entry.Host, b.Entry.Operation, b.Entry.Permission
 		r.ACLs = append(r.ACLs, e)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 func sameResource(r kmsg.DescribeACLsResponseResource, p acl.Pattern) bool {

@@ -39,7 +39,7 @@ func (s *Server) handleCreateACLs(c *Call) Reply {
 			set(i, refusal)
 		}
 		resp.Results = results
-		return now(resp)
+		return respond(resp)
 	}
 	var bindings []acl.Binding
 	var slots []int

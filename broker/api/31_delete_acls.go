@@ -33,7 +33,7 @@ func (s *Server) handleDeleteACLs(c *Call) Reply {
 			fail(i, refusal)
 		}
 		resp.Results = results
-		return now(resp)
+		return respond(resp)
 	}
 	var filters []acl.Filter
 	var slots []int

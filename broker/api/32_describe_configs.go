@@ -76,7 +76,7 @@ func (s *Server) handleDescribeConfigs(c *Call) Reply {
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 // describeResource describes a topic's or this broker's configs, cfg being

@@ -53,7 +53,7 @@ func (s *Server) handleAlterConfigs(c *Call) Reply {
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 // brokerEntity is the /config/brokers entity a broker resource names: this

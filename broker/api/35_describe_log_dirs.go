@@ -21,7 +21,7 @@ func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.DescribeLogDirsResponse)
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	want := func(tp partid.TopicPartition) bool { return true }
 	if req.Topics != nil {
@@ -84,5 +84,5 @@ func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 		}
 		resp.Dirs = append(resp.Dirs, od)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -18,7 +18,7 @@ func (s *Server) handleSaslAuthenticate(c *Call) Reply {
 	if c.Conn == nil || c.Conn.SASL == nil {
 		resp.ErrorCode = kerr.IllegalSaslState.Code
 		resp.ErrorMessage = kmsg.StringPtr("SaslAuthenticate request received after successful authentication")
-		return now(resp)
+		return respond(resp)
 	}
 	res := c.Conn.SASL.Authenticate(req.Version, req.SASLAuthBytes)
 	resp.ErrorCode, resp.ErrorMessage = res.ErrorCode, res.ErrorMessage

@@ -29,12 +29,12 @@ func (s *Server) handleElectLeaders(c *Call) Reply {
 			}
 			resp.Topics = append(resp.Topics, rt)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if req.Version == 0 {
 		req.ElectionType = 0 // v0 elects preferred leaders only

@@ -50,7 +50,7 @@ func (s *Server) handleIncrementalAlterConfigs(c *Call) Reply {
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 func applyIncremental(m map[string]string, op kmsg.IncrementalAlterConfigsRequestResourceConfig, typ int8) error {

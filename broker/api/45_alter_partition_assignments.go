@@ -36,12 +36,12 @@ func (s *Server) handleAlterPartitionAssignments(c *Call) Reply {
 			}
 			resp.Topics = append(resp.Topics, rt)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) {
 		return s.d.Controller.AlterPartitionAssignments(ctx, req)

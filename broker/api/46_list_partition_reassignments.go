@@ -21,12 +21,12 @@ func (s *Server) handleListPartitionReassignments(c *Call) Reply {
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
 		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(kafkaerr.Message(errClusterAuthorization))
-		return now(resp)
+		return respond(resp)
 	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) {
 		return s.d.Controller.ListPartitionReassignments(ctx, req)

@@ -20,7 +20,7 @@ func (s *Server) handleOffsetDelete(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
 	if !s.authorize(c, acl.OpDelete, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	readable := s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.OffsetDeleteRequestTopic) string { return t.Topic }))
 	type slot struct{ ti, pi int }
@@ -49,7 +49,7 @@ func (s *Server) handleOffsetDelete(c *Call) Reply {
 	if gerr != nil {
 		resp.ErrorCode = gerr.Code
 		resp.Topics = nil
-		return now(resp)
+		return respond(resp)
 	}
 	return func() Result {
 		errs := waitGroupAnswer(ch, s.d.Groups.Done(), nil)

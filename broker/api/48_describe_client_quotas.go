@@ -28,14 +28,14 @@ func (s *Server) handleDescribeClientQuotas(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeClientQuotasRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeClientQuotasResponse)
 	if !s.authorizeCluster(c, acl.OpDescribeConfigs) {
-		return now(describeQuotasError(resp, refuse(kerr.ClusterAuthorizationFailed, "Cluster authorization failed.")))
+		return respond(describeQuotasError(resp, refuse(kerr.ClusterAuthorizationFailed, "Cluster authorization failed.")))
 	}
 	f := clientquota.Filter{Strict: req.Strict}
 	for _, comp := range req.Components {
 		fc := clientquota.Component{EntityType: comp.EntityType, Match: clientquota.Match(comp.MatchType)}
 		if fc.Match == clientquota.MatchExact {
 			if comp.Match == nil {
-				return now(describeQuotasError(resp, refuse(kerr.InvalidRequest, "Unexpected null match string")))
+				return respond(describeQuotasError(resp, refuse(kerr.InvalidRequest, "Unexpected null match string")))
 			}
 			fc.Name = *comp.Match
 		}

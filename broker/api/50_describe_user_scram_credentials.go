@@ -21,11 +21,11 @@ func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if s.d.Credentials == nil {
 		resp.ErrorCode = kerr.UnknownServerError.Code
-		return now(resp)
+		return respond(resp)
 	}
 	var users []string
 	for _, u := range req.Users {
@@ -37,7 +37,7 @@ func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 	if err != nil {
 		resp.ErrorCode = errCode(err)
 		resp.ErrorMessage = kmsg.StringPtr(err.Error())
-		return now(resp)
+		return respond(resp)
 	}
 	for _, d := range descs {
 		r := kmsg.NewDescribeUserSCRAMCredentialsResponseResult()
@@ -49,5 +49,5 @@ func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 		}
 		resp.Results = append(resp.Results, r)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -46,7 +46,7 @@ func (s *Server) handleAlterUserScramCredentials(c *Call) Reply {
 			r.User, r.ErrorCode, r.ErrorMessage = u, code.Code, kmsg.StringPtr(code.Description)
 			resp.Results = append(resp.Results, r)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	var dels []credentials.Deletion
 	for _, d := range req.Deletions {
@@ -63,5 +63,5 @@ func (s *Server) handleAlterUserScramCredentials(c *Call) Reply {
 		out.User, out.ErrorCode, out.ErrorMessage = r.User, r.Code, r.Message
 		resp.Results = append(resp.Results, out)
 	}
-	return now(resp)
+	return respond(resp)
 }

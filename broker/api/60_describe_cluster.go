@@ -35,5 +35,5 @@ func (s *Server) handleDescribeCluster(c *Call) Reply {
 		rb.NodeID, rb.Host, rb.Port, rb.Rack = b.ID, e.Host, e.Port, b.Rack
 		resp.Brokers = append(resp.Brokers, rb)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -57,5 +57,5 @@ func (s *Server) handleDescribeProducers(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
-	return now(resp)
+	return respond(resp)
 }

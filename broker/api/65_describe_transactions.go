@@ -44,5 +44,5 @@ func (s *Server) handleDescribeTransactions(c *Call) Reply {
 		}
 		resp.TransactionStates = append(resp.TransactionStates, st)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -27,5 +27,5 @@ func (s *Server) handleListTransactions(c *Call) Reply {
 		st.TransactionalID, st.ProducerID, st.TransactionState = l.ID, l.ProducerID, l.State
 		resp.TransactionStates = append(resp.TransactionStates, st)
 	}
-	return now(resp)
+	return respond(resp)
 }

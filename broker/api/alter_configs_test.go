@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
+	"kafgo/broker/topicadmin"
 	"kafgo/internal/placement"
 )
 
@@ -26,7 +26,7 @@ func (a fakeAdmin) TopicExists(_ context.Context, name string) (bool, error) {
 
 var errNotFaked = errors.New("not faked")
 
-func (fakeAdmin) CreateTopic(context.Context, controller.TopicSpec, bool) (map[int32][]int32, error) {
+func (fakeAdmin) CreateTopic(context.Context, topicadmin.TopicSpec, bool) (map[int32][]int32, error) {
 	return nil, errNotFaked
 }
 func (fakeAdmin) AddPartitions(context.Context, string, int32, [][]int32, bool) error {

@@ -12,7 +12,6 @@ import (
 	"kafgo/broker/clientquota"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
 	"kafgo/broker/coordlog"
 	"kafgo/broker/credentials"
 	"kafgo/broker/group"
@@ -20,6 +19,7 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/topicadmin"
 	"kafgo/broker/txn"
 	"kafgo/internal/placement"
 )
@@ -90,7 +90,7 @@ type ConfigStore interface {
 // The handlers see the broker's parts through these interfaces, each the
 // methods they call, so a handler can be tested with a fake of the part it
 // uses (the broker gives the real ones: replica.Manager,
-// controller.Controller, controller.Admin, group.Coordinator,
+// controller.Controller, topicadmin.Admin, group.Coordinator,
 // txn.Coordinator, clientquota.Store).
 
 // Replicas is the partitions on this broker (replica.Manager).
@@ -118,10 +118,10 @@ type Controller interface {
 }
 
 // TopicAdmin creates, grows and deletes topics in the metadata store
-// (controller.Admin).
+// (topicadmin.Admin).
 type TopicAdmin interface {
 	TopicExists(ctx context.Context, name string) (bool, error)
-	CreateTopic(ctx context.Context, spec controller.TopicSpec, validateOnly bool) (map[int32][]int32, error)
+	CreateTopic(ctx context.Context, spec topicadmin.TopicSpec, validateOnly bool) (map[int32][]int32, error)
 	AddPartitions(ctx context.Context, name string, total int32, newAssignment [][]int32, validateOnly bool) error
 	DeleteTopic(ctx context.Context, name string) error
 	LiveBrokers(ctx context.Context) ([]placement.BrokerRack, error)

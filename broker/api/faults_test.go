@@ -21,7 +21,7 @@ import (
 // handler, Metadata, that answers at once.
 func faultServer() *Server {
 	s := &Server{d: &Deps{}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), handlers: map[int16]*apiHandler{}, faults: &faultTable{}}
-	s.register(kmsg.NewPtrMetadataRequest(), 0, 12, func(c *Call) Reply { return now(kmsg.NewPtrMetadataResponse()) })
+	s.register(kmsg.NewPtrMetadataRequest(), 0, 12, func(c *Call) Reply { return respond(kmsg.NewPtrMetadataResponse()) })
 	return s
 }
 

@@ -61,7 +61,8 @@ type Result struct {
 // in request order by the connection writer.
 type Reply func() Result
 
-func now(r kmsg.Response) Reply { return func() Result { return Result{Resp: r} } }
+// respond is a Reply that answers r at once (nothing to wait for).
+func respond(r kmsg.Response) Reply { return func() Result { return Result{Resp: r} } }
 
 type handlerFunc func(c *Call) Reply
 
