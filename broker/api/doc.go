@@ -12,8 +12,11 @@
 //     closes the connection, as Kafka does; ApiVersions with a version too new
 //     is answered in the v0 format with UNSUPPORTED_VERSION so the client can
 //     retry lower (KIP-511).
-//   - Errors reach clients as Kafka error codes from franz-go's kerr table
-//     (errors.go maps the broker's own errors onto it).
+//   - Errors reach clients as Kafka error codes from franz-go's kerr table:
+//     each of the broker's sentinel errors carries its code where it is
+//     declared (kafkaerr.Sentinel), and errCode (errors.go) reads it with
+//     kafkaerr.Code; a handler's own refusal is kafkaerr.New via refuse,
+//     with Kafka's message.
 //   - Nothing a request carries is trusted: sizes, counts, offsets and
 //     record bytes are validated before anything is stored.
 //   - Every handler authorizes first, with Kafka 2.8's operation/resource
