@@ -12,6 +12,7 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
+	"kafgo/internal/topicname"
 )
 
 // Produce (key 0), v0-v10.
@@ -101,7 +102,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, errTopicAuthorization)
 				continue
 			}
-			if internalTopics[rt.Topic] {
+			if topicname.IsInternal(rt.Topic) {
 				err := refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic)
 				s.produceRefused(tp, nil, err, len(rp.Records))
 				setErr(ti, pi, err)

@@ -93,9 +93,9 @@ func (s *Server) handleMetadata(c *Call) Reply {
 		switch {
 		case topicname.Validate(name) != nil:
 			mt.ErrorCode = kerr.InvalidTopicException.Code
-		case allowAuto && !internalTopics[name] && !s.mayCreateTopic(c, name):
+		case allowAuto && !topicname.IsInternal(name) && !s.mayCreateTopic(c, name):
 			mt.ErrorCode = kerr.TopicAuthorizationFailed.Code
-		case allowAuto && !internalTopics[name]:
+		case allowAuto && !topicname.IsInternal(name):
 			mt.ErrorCode = s.autoCreate(name)
 		default:
 			mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
@@ -151,7 +151,7 @@ func (s *Server) topicMetadata(view *clusterview.View, name, listener string) km
 	mt := kmsg.NewMetadataResponseTopic()
 	mt.Topic = kmsg.StringPtr(name)
 	mt.TopicID = t.ID
-	mt.IsInternal = internalTopics[name]
+	mt.IsInternal = topicname.IsInternal(name)
 	for _, p := range t.SortedPartitions() {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition = p.Partition

@@ -11,6 +11,7 @@ import (
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/topicadmin"
+	"kafgo/internal/topicname"
 )
 
 // CreateTopics (key 19), v0-v7.
@@ -63,7 +64,7 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 			fail(refuse(kerr.InvalidRequest, "Create topics request from client contains multiple requests for the topic: %s", rt.Topic))
 		case !creatable[rt.Topic]:
 			fail(refuse(kerr.TopicAuthorizationFailed, "Authorization failed."))
-		case internalTopics[rt.Topic]:
+		case topicname.IsInternal(rt.Topic):
 			fail(refuse(kerr.InvalidRequest, "Creating topic %s is reserved for the broker.", rt.Topic))
 		default:
 			overrides := map[string]string{}

@@ -9,6 +9,7 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
+	"kafgo/internal/topicname"
 )
 
 // DeleteTopics (key 20), v0-v6: marks topics for deletion under
@@ -64,7 +65,7 @@ func (s *Server) handleDeleteTopics(c *Call) Reply {
 			fail(kerr.UnknownTopicID)
 		case !s.authorize(c, acl.OpDelete, acl.Topic, name):
 			fail(errTopicAuthorization)
-		case internalTopics[name]:
+		case topicname.IsInternal(name):
 			fail(refuse(kerr.TopicAuthorizationFailed, "Deleting internal topic %s is not allowed.", name))
 		default:
 			if vt, ok := view.Topic(name); ok {

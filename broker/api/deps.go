@@ -78,9 +78,6 @@ type Deps struct {
 	OnTxnMarker func(tp partid.TopicPartition, producerID int64, producerEpoch int16, commit bool)
 }
 
-// internalTopics are topics clients may not produce to.
-var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true}
-
 // ConfigStore is the dynamic config store (dynconfig.Store).
 type ConfigStore interface {
 	Read(ctx context.Context, entityType, name string) (map[string]string, error)
