@@ -15,7 +15,7 @@ import (
 	"kafgo/internal/topicname"
 )
 
-// Produce (key 0), v0-v10.
+// Produce (key 0).
 // Batches are validated (CRC, magic, offsets, sizes) and appended as the
 // producer wrote them; v0-v2 message sets are up-converted to v2 batches.
 // acks=0 sends no response, acks=1 answers after the leader's append,
@@ -38,6 +38,10 @@ import (
 // INVALID_TXN_STATE. A stale producer epoch is INVALID_PRODUCER_EPOCH at
 // every version (Kafka 2.7+ never answers PRODUCER_FENCED to Produce).
 // Control batches come only from WriteTxnMarkers: INVALID_RECORD here.
+// Produce goes down to v0 (with up-conversion of legacy message sets):
+// librdkafka 2.0 compresses with gzip, snappy or lz4 only for a broker
+// whose Produce range includes v0.
+func init() { regKey(kmsg.NewPtrProduceRequest(), 0, 10, (*Server).handleProduce) }
 
 // handleProduce keeps no reference to the request's record bytes once it
 // returns (Server.Serve recycles the request buffer then): a change that

@@ -13,7 +13,7 @@ import (
 	"kafgo/internal/topicname"
 )
 
-// Metadata (key 3), v0-v12.
+// Metadata (key 3).
 // Served from the broker's cluster view (the controller's last
 // UpdateMetadata). Unknown topics are auto-created when the request allows
 // it and auto.create.topics.enable is on, answering LEADER_NOT_AVAILABLE
@@ -24,6 +24,7 @@ import (
 // unauthorized name or existence leaks (a topic asked for by id answers
 // without its name). Auto-creation also needs Create on the cluster or
 // the topic. v8+ fills the authorized-operations fields when asked.
+func init() { regKey(kmsg.NewPtrMetadataRequest(), 0, 12, (*Server).handleMetadata) }
 
 func (s *Server) handleMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.MetadataRequest)

@@ -5,11 +5,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// LeaderAndIsr (key 4), v5 only: the controller's request making this
+// LeaderAndIsr (key 4): the controller's request making this
 // broker leader or follower of partitions. Honoured only from brokers (with
 // an authorizer: principals with ClusterAction on the cluster);
 // stale controller epochs get STALE_CONTROLLER_EPOCH, stale leader epochs
 // are skipped per partition.
+func init() { regKey(kmsg.NewPtrLeaderAndISRRequest(), 5, 5, (*Server).handleLeaderAndISR) }
 
 func (s *Server) handleLeaderAndISR(c *Call) Reply {
 	req := c.Req.(*kmsg.LeaderAndISRRequest)

@@ -5,9 +5,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// StopReplica (key 5), v3 only: the controller stops (and with delete=true
+// StopReplica (key 5): the controller stops (and with delete=true
 // removes) replicas, on topic deletion and reassignment. Brokers only (with
 // an authorizer: principals with ClusterAction on the cluster).
+func init() { regKey(kmsg.NewPtrStopReplicaRequest(), 3, 3, (*Server).handleStopReplica) }
 
 func (s *Server) handleStopReplica(c *Call) Reply {
 	req := c.Req.(*kmsg.StopReplicaRequest)

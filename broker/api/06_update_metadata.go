@@ -7,10 +7,11 @@ import (
 	"kafgo/broker/clusterview"
 )
 
-// UpdateMetadata (key 6), v7 only: the controller's full or incremental
+// UpdateMetadata (key 6): the controller's full or incremental
 // cluster view (live brokers, partition states) applied to the cluster view
 // that Metadata and the replica fetchers read. Brokers only (with an
 // authorizer: principals with ClusterAction on the cluster).
+func init() { regKey(kmsg.NewPtrUpdateMetadataRequest(), 7, 7, (*Server).handleUpdateMetadata) }
 
 func (s *Server) handleUpdateMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.UpdateMetadataRequest)

@@ -9,10 +9,11 @@ import (
 	"kafgo/broker/acl"
 )
 
-// ControlledShutdown (key 7), v3 only: a broker asks the active controller
+// ControlledShutdown (key 7): a broker asks the active controller
 // to move its leaderships away before it stops. Other brokers answer
 // NOT_CONTROLLER; the answer lists the partitions still led by the broker.
 // Needs ClusterAction on the cluster (CLUSTER_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrControlledShutdownRequest(), 3, 3, (*Server).handleControlledShutdown) }
 
 func (s *Server) handleControlledShutdown(c *Call) Reply {
 	req := c.Req.(*kmsg.ControlledShutdownRequest)

@@ -13,7 +13,7 @@ import (
 	"kafgo/broker/topicadmin"
 )
 
-// FindCoordinator (key 10), v0-v4.
+// FindCoordinator (key 10).
 // Key type 0 (GROUP): the leader of the group's __consumer_offsets
 // partition; key type 1 (TRANSACTION, v1+): the leader of the
 // transactional id's __transaction_state partition. Both are placed by
@@ -21,6 +21,7 @@ import (
 // topic. v4 takes several keys per request. A group key needs Describe on
 // the group (GROUP_AUTHORIZATION_FAILED), a transactional id Describe on it
 // (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrFindCoordinatorRequest(), 0, 4, (*Server).handleFindCoordinator) }
 
 // Coordinator key types (FindCoordinator v1+).
 const (

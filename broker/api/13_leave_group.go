@@ -8,8 +8,9 @@ import (
 	"kafgo/broker/group"
 )
 
-// LeaveGroup (key 13), v0-v5: one member (v0-v2) or a batch of members
+// LeaveGroup (key 13): one member (v0-v2) or a batch of members
 // (v3+, KIP-345) leave, which starts a rebalance. Needs Read on the group.
+func init() { regKey(kmsg.NewPtrLeaveGroupRequest(), 0, 5, (*Server).handleLeaveGroup) }
 
 // handleLeaveGroup removes members: one by member id before v3, a batch
 // (possibly by instance id alone) from v3.

@@ -14,7 +14,7 @@ import (
 	"kafgo/internal/topicname"
 )
 
-// CreateTopics (key 19), v0-v7.
+// CreateTopics (key 19).
 // Validated here (names, partitions, replication factor, configs, explicit
 // assignments) and written by the controller; the answer waits until the
 // cluster view shows the topic or the timeout passes. validate_only checks
@@ -23,6 +23,7 @@ import (
 // (TOPIC_AUTHORIZATION_FAILED); the configs are returned only with
 // DescribeConfigs on the topic (else topic_config_error_code is
 // TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrCreateTopicsRequest(), 0, 7, (*Server).handleCreateTopics) }
 
 // Topic admin requests go to the controller, as in Kafka: it serialises
 // them and its watches act on what they write.

@@ -12,11 +12,12 @@ import (
 	"kafgo/internal/topicname"
 )
 
-// DeleteTopics (key 20), v0-v6: marks topics for deletion under
+// DeleteTopics (key 20): marks topics for deletion under
 // /admin/delete_topics; the controller stops the replicas and removes files
 // and znodes. v6 names topics by id as well. A topic needs Delete
 // (TOPIC_AUTHORIZATION_FAILED); one named by id without Describe is
 // UNKNOWN_TOPIC_ID, its name not given.
+func init() { regKey(kmsg.NewPtrDeleteTopicsRequest(), 0, 6, (*Server).handleDeleteTopics) }
 
 func (s *Server) handleDeleteTopics(c *Call) Reply {
 	req := c.Req.(*kmsg.DeleteTopicsRequest)

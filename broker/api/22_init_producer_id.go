@@ -10,7 +10,7 @@ import (
 	"kafgo/broker/txn"
 )
 
-// InitProducerId (key 22), v0-v4.
+// InitProducerId (key 22).
 // Without a transactional id (idempotent producers) every request gets a
 // fresh producer id at epoch 0, also a v3+ request naming its old id
 // (KIP-360), as Kafka does. With one, the transaction coordinator answers:
@@ -23,6 +23,8 @@ import (
 // on its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an
 // idempotent one IdempotentWrite on the cluster or Write on some topic
 // (CLUSTER_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrInitProducerIDRequest(), 0, 4, (*Server).handleInitProducerID) }
+
 func (s *Server) handleInitProducerID(c *Call) Reply {
 	req := c.Req.(*kmsg.InitProducerIDRequest)
 	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)

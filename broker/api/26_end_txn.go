@@ -7,11 +7,13 @@ import (
 	"kafgo/broker/acl"
 )
 
-// EndTxn (key 26), v0-v3.
+// EndTxn (key 26).
 // The coordinator logs PrepareCommit or PrepareAbort and answers once
 // that is replicated; the markers follow in the background
 // (PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2). Authorization:
 // Write on the transactional id.
+func init() { regKey(kmsg.NewPtrEndTxnRequest(), 0, 3, (*Server).handleEndTxn) }
+
 func (s *Server) handleEndTxn(c *Call) Reply {
 	req := c.Req.(*kmsg.EndTxnRequest)
 	resp := req.ResponseKind().(*kmsg.EndTxnResponse)

@@ -8,13 +8,14 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// DescribeAcls (key 29), v0-v2: the ACL bindings a filter matches, from
+// DescribeAcls (key 29): the ACL bindings a filter matches, from
 // this broker's authorizer cache, grouped by resource pattern in Kafka's
 // order (resource type, pattern type, name descending). v0 knows literal
 // patterns only (its filter is LITERAL). Needs Describe on the cluster
 // (CLUSTER_AUTHORIZATION_FAILED); without an authorizer the answer is
 // SECURITY_DISABLED; a filter naming UNKNOWN (or, for Kafka 2.8,
 // nonexistent) enums is INVALID_REQUEST.
+func init() { regKey(kmsg.NewPtrDescribeACLsRequest(), 0, 2, (*Server).handleDescribeACLs) }
 
 func (s *Server) handleDescribeACLs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeACLsRequest)

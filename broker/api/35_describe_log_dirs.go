@@ -12,9 +12,10 @@ import (
 	"kafgo/broker/partid"
 )
 
-// DescribeLogDirs (key 35), v0-v4: each partition's size, offset lag and the
+// DescribeLogDirs (key 35): each partition's size, offset lag and the
 // log directory's total and usable bytes (v4). Needs Describe on the
 // cluster: otherwise no directories, and (v3+) CLUSTER_AUTHORIZATION_FAILED.
+func init() { regKey(kmsg.NewPtrDescribeLogDirsRequest(), 0, 4, (*Server).handleDescribeLogDirs) }
 
 func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeLogDirsRequest)

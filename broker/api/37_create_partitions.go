@@ -12,9 +12,10 @@ import (
 	"kafgo/internal/topicname"
 )
 
-// CreatePartitions (key 37), v0-v3: adds partitions with Kafka's placement
+// CreatePartitions (key 37): adds partitions with Kafka's placement
 // or explicit assignments, written by the controller. A topic needs Alter
 // (TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrCreatePartitionsRequest(), 0, 3, (*Server).handleCreatePartitions) }
 
 func (s *Server) handleCreatePartitions(c *Call) Reply {
 	req := c.Req.(*kmsg.CreatePartitionsRequest)

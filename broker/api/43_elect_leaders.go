@@ -9,10 +9,11 @@ import (
 	"kafgo/broker/acl"
 )
 
-// ElectLeaders (key 43), v0-v2: preferred (type 0) or unclean (type 1, v1+)
+// ElectLeaders (key 43): preferred (type 0) or unclean (type 1, v1+).
 // leader elections, run by the active controller; others answer
 // NOT_CONTROLLER. Needs Alter on the cluster: otherwise
 // CLUSTER_AUTHORIZATION_FAILED (v1+) and for every partition named.
+func init() { regKey(kmsg.NewPtrElectLeadersRequest(), 0, 2, (*Server).handleElectLeaders) }
 
 func (s *Server) handleElectLeaders(c *Call) Reply {
 	req := c.Req.(*kmsg.ElectLeadersRequest)

@@ -10,8 +10,11 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// ListPartitionReassignments (key 46), v0 (KIP-455): moves in progress with
+// ListPartitionReassignments (key 46, KIP-455): moves in progress with
 // their adding and removing replicas.
+func init() {
+	regKey(kmsg.NewPtrListPartitionReassignmentsRequest(), 0, 0, (*Server).handleListPartitionReassignments)
+}
 
 // handleListPartitionReassignments lists the moves in flight (KIP-455);
 // only the active controller knows them. Needs Describe on the cluster

@@ -8,9 +8,10 @@ import (
 	"kafgo/broker/group"
 )
 
-// OffsetDelete (key 47), v0. Needs Delete on the group
+// OffsetDelete (key 47). Needs Delete on the group
 // (GROUP_AUTHORIZATION_FAILED for the request) and Read on each topic
 // (TOPIC_AUTHORIZATION_FAILED for its partitions).
+func init() { regKey(kmsg.NewPtrOffsetDeleteRequest(), 0, 0, (*Server).handleOffsetDelete) }
 
 // handleOffsetDelete deletes committed offsets of partitions a group no
 // longer consumes. Unknown partitions are refused here; a group-level

@@ -14,7 +14,7 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// DescribeClientQuotas (key 48), v0-v1 (KIP-546).
+// DescribeClientQuotas (key 48, KIP-546).
 // Lists the user and client-id entities the filter selects that have a
 // quota set, read from the metadata store (so a change through any broker
 // shows at once), with their quotas as doubles. A component matches one
@@ -23,6 +23,9 @@ import (
 // component names. A bad filter fails the whole request with Kafka's
 // error and message; kafgo keeps no IP quotas, so an IP component matches
 // nothing.
+func init() {
+	regKey(kmsg.NewPtrDescribeClientQuotasRequest(), 0, 1, (*Server).handleDescribeClientQuotas)
+}
 
 func (s *Server) handleDescribeClientQuotas(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeClientQuotasRequest)

@@ -11,7 +11,7 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// AlterClientQuotas (key 49), v0-v1 (KIP-546).
+// AlterClientQuotas (key 49, KIP-546).
 // Sets and removes producer_byte_rate, consumer_byte_rate and
 // request_percentage of user, client-id and user + client-id entities and
 // their defaults (a null name), each entry on its own: its znode under
@@ -21,6 +21,7 @@ import (
 // Kafka's INVALID_REQUEST messages: an empty entity, an unknown entity
 // type (kafgo keeps no IP quotas), an empty name, a key that is not a
 // quota, a byte rate that is not a whole number.
+func init() { regKey(kmsg.NewPtrAlterClientQuotasRequest(), 0, 1, (*Server).handleAlterClientQuotas) }
 
 func (s *Server) handleAlterClientQuotas(c *Call) Reply {
 	req := c.Req.(*kmsg.AlterClientQuotasRequest)

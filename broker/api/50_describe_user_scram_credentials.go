@@ -9,12 +9,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeUserScramCredentials (key 50), v0 (KIP-554).
+// DescribeUserScramCredentials (key 50, KIP-554).
 // Every user with a credential (users null or empty, sorted) or the named
 // users, with each credential's mechanism and iterations, read from
 // /config/users; never the secret. Errors as Kafka 2.8's ZkAdminManager:
 // RESOURCE_NOT_FOUND for a user without credentials or an empty name,
 // DUPLICATE_RESOURCE for a name given twice. Needs Describe on the cluster.
+func init() {
+	regKey(kmsg.NewPtrDescribeUserSCRAMCredentialsRequest(), 0, 0, (*Server).handleDescribeUserScramCredentials)
+}
 
 func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeUserSCRAMCredentialsRequest)

@@ -9,9 +9,10 @@ import (
 	"kafgo/broker/acl"
 )
 
-// AlterPartition (key 56), v1: a leader proposes an ISR change; only the
+// AlterPartition (key 56): a leader proposes an ISR change; only the
 // active controller answers (others NOT_CONTROLLER), fencing by partition
 // epoch. Needs ClusterAction on the cluster (CLUSTER_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrAlterPartitionRequest(), 1, 1, (*Server).handleAlterPartition) }
 
 // Requests for the controller: answered only by the active one.
 
