@@ -5,6 +5,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/clusterview"
+	"kafgo/internal/uuid"
 )
 
 // UpdateMetadata (key 6): the controller's full or incremental
@@ -27,7 +28,7 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 	u := clusterview.Update{
 		ControllerID:    req.ControllerID,
 		ControllerEpoch: req.ControllerEpoch,
-		TopicIDs:        map[string][16]byte{},
+		TopicIDs:        map[string]uuid.UUID{},
 	}
 	for _, b := range req.LiveBrokers {
 		mb := clusterview.Broker{ID: b.ID, Rack: b.Rack}
@@ -37,7 +38,7 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 		u.Brokers = append(u.Brokers, mb)
 	}
 	for _, ts := range req.TopicStates {
-		if ts.TopicID != ([16]byte{}) {
+		if ts.TopicID != (uuid.Zero) {
 			u.TopicIDs[ts.Topic] = ts.TopicID
 		}
 		for _, ps := range ts.PartitionStates {

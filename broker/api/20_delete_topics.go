@@ -10,6 +10,7 @@ import (
 	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
 	"kafgo/internal/topicname"
+	"kafgo/internal/uuid"
 )
 
 // DeleteTopics (key 20): marks topics for deletion under
@@ -24,7 +25,7 @@ func (s *Server) handleDeleteTopics(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
 	type target struct {
 		name *string
-		id   [16]byte
+		id   uuid.UUID
 	}
 	var targets []target
 	if req.Version >= 6 {
@@ -33,7 +34,7 @@ func (s *Server) handleDeleteTopics(c *Call) Reply {
 		}
 	} else {
 		for _, n := range req.TopicNames {
-			targets = append(targets, target{kmsg.StringPtr(n), [16]byte{}})
+			targets = append(targets, target{kmsg.StringPtr(n), uuid.Zero})
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
