@@ -453,6 +453,15 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		if cfg.ControlledShutdownEnable && !cfg.Embedded() && b.registered.Load() {
 			b.controlledShutdown(ctx)
 		}
+		// Partitions being created for a LeaderAndIsr stop being created,
+		// and CreateTopics waiting for leaders answer: the listeners drain
+		// only once every request is answered.
+		if b.replicas != nil {
+			b.replicas.BeginShutdown()
+		}
+		if b.api != nil {
+			b.api.BeginShutdown()
+		}
 		if b.ctlStarted.Load() {
 			b.ctl.Stop()
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -81,6 +82,17 @@ type Server struct {
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
 	faults   *faultTable                      // protocol fault hooks: nil but in e2e builds (faults.go)
+
+	// stopping is closed by BeginShutdown: requests waiting for the
+	// cluster to catch up (CreateTopics waiting for leaders) answer now,
+	// so the listeners can drain.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
+}
+
+// BeginShutdown makes waiting requests answer at once (see stopping).
+func (s *Server) BeginShutdown() {
+	s.stoppingOnce.Do(func() { close(s.stopping) })
 }
 
 // New builds the dispatcher over the broker's parts.
@@ -89,7 +101,8 @@ func New(d *Deps) *Server {
 	if d.Config != nil {
 		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
 	}
-	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots), faults: newFaultTable()}
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots),
+		faults: newFaultTable(), stopping: make(chan struct{})}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {

@@ -91,6 +91,10 @@ type Manager struct {
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// stopping is closed by BeginShutdown: the broker is going down, so a
+	// LeaderAndIsr still creating partitions stops there.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
 
 	// beforeWait, when set (tests only), runs in a waiting request between
 	// a check that found nothing to do and the wait that follows it.
@@ -145,6 +149,7 @@ func NewManager(cfg Config) (*Manager, error) {
 		initialHW:       hws,
 		configGen:       map[string]uint64{},
 		stop:            make(chan struct{}),
+		stopping:        make(chan struct{}),
 	}
 	m.fetchers = newFetcherManager(m)
 	return m, nil
@@ -175,9 +180,27 @@ func (m *Manager) every(d time.Duration, f func()) {
 	}
 }
 
+// BeginShutdown tells the manager the broker is stopping: a LeaderAndIsr
+// in progress leaves the partitions it has not reached yet (answering
+// them with an error, so a controller would send them again), instead of
+// holding the shutdown while it creates thousands of logs.
+func (m *Manager) BeginShutdown() {
+	m.stoppingOnce.Do(func() { close(m.stopping) })
+}
+
+func (m *Manager) isStopping() bool {
+	select {
+	case <-m.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
 // Shutdown stops fetchers and background tasks and writes the final HW
 // checkpoint. The logs themselves are closed by the storage manager.
 func (m *Manager) Shutdown() error {
+	m.BeginShutdown()
 	select {
 	case <-m.stop:
 		return nil

@@ -47,7 +47,11 @@ func (m *Manager) HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.Leader
 			rp := kmsg.NewLeaderAndISRResponseTopicPartition()
 			rp.Topic = ts.Topic
 			rp.Partition = ps.Partition
-			rp.ErrorCode = m.applyPartitionState(tp, ts.TopicID, ps, now, cfgs)
+			if m.isStopping() {
+				rp.ErrorCode = kerr.NotLeaderForPartition.Code
+			} else {
+				rp.ErrorCode = m.applyPartitionState(tp, ts.TopicID, ps, now, cfgs)
+			}
 			switch {
 			case rp.ErrorCode != 0:
 				failed++
