@@ -12,8 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/promtext"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/promtext"
+	"kafgo/internal/testing/testwait"
 )
 
 // scrape reads the broker's /metrics; the endpoint answers 200 only when

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"kafgo/internal/scram"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // zkUser is the Options of --entity-type users [--entity-name name].

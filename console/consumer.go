@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/cliutil"
+	"kafgo/internal/topicname"
 )
 
 // ConsumerOptions configure what and how the console consumer reads.
@@ -80,7 +81,7 @@ func partitionOffset(s string) (kgo.Offset, error) {
 
 // internalTopics are skipped by --include, as exclude.internal.topics=true
 // makes the Java consumer do.
-var internalTopics = []string{"__consumer_offsets", "__transaction_state"}
+var internalTopics = topicname.Internal
 
 // NewConsumerClient builds the consumer client: the Java consumer config c
 // (group.id, auto.offset.reset, ...) plus what o selects. --group must

@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/cliutil"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // fakeCluster is kfake with 3 brokers (ids 0-2) and topic "foo": 3

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"kafgo/internal/cliutil"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // TestThrottleValues checks Kafka's calculateProposedMoveMap and the

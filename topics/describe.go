@@ -9,13 +9,15 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/internal/uuid"
 )
 
 // TopicDescription is what --describe prints about one topic, gathered
 // from Metadata and DescribeConfigs.
 type TopicDescription struct {
 	Name     string
-	ID       [16]byte
+	ID       uuid.UUID
 	Internal bool
 	// Partitions are sorted by partition id.
 	Partitions []PartitionDescription
@@ -65,7 +67,7 @@ func describe(ctx context.Context, adm *kadm.Client, o Options, out io.Writer) e
 		if td.Err != nil {
 			return fmt.Errorf("describing topic %s: %w", name, td.Err)
 		}
-		d := TopicDescription{Name: name, ID: td.ID, Internal: td.IsInternal}
+		d := TopicDescription{Name: name, ID: uuid.UUID(td.ID), Internal: td.IsInternal}
 		for _, p := range td.Partitions.Sorted() {
 			d.Partitions = append(d.Partitions, PartitionDescription{
 				Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR,

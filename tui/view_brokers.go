@@ -42,7 +42,7 @@ func (v *brokersView) listing(e *env) listing {
 		rows = append(rows, row{key: strconv.Itoa(int(b.ID)), cells: []cell{
 			intCell(int(b.ID)), txt(addr), txt(orDash(b.Rack)), roleCell(b, s, e.probes, st),
 			intCell(sum.leaders[b.ID]), intCell(sum.replicas[b.ID]), o, adminCell(b, st),
-			rateCell(e.tr.brokerBytesIn[b.ID], siBytes), rateCell(e.tr.brokerBytes[b.ID], siBytes),
+			rateCell(e.tr.brokerBytesIn[b.ID], siBytes), rateCell(e.tr.brokerBytesOut[b.ID], siBytes),
 			rateCell(e.tr.brokerIn[b.ID], siCount), rateCell(e.tr.brokerOut[b.ID], siCount),
 		}})
 	}
@@ -236,7 +236,7 @@ func brokerStatus(b Broker, e *env, w int) []string {
 	default:
 		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
 	}
-	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st, w-2); line != "" {
+	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytesOut[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st, w-2); line != "" {
 		out = append(out, "  "+line)
 	}
 	if len(b.Throttled) > 0 {

@@ -66,6 +66,9 @@ type Source struct {
 	// Pprof serves Go's runtime profiles at /debug/pprof/
 	// (admin.pprof.enable, off by default).
 	Pprof bool
+	// Debug are more handlers by path: the API server's fault table in an
+	// e2e build (api.FaultsPath); none in a production build.
+	Debug map[string]http.Handler
 }
 
 // Server is the HTTP endpoint.
@@ -102,6 +105,9 @@ func (s *Server) Serve(src Source) {
 	mux.HandleFunc(adminapi.ConsumerHealthPath, s.consumerHealth)
 	if src.Pprof {
 		handlePprof(mux)
+	}
+	for path, h := range src.Debug {
+		mux.Handle(path, h)
 	}
 	s.http.Handler = mux
 	go func() {
