@@ -186,7 +186,7 @@ loop:
 			if errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, context.Canceled) {
 				continue
 			}
-			ferr = fmt.Errorf("console: consuming %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+			ferr = fmt.Errorf("console: %w", cliutil.FetchError(fe, set.Group))
 			break loop
 		}
 		if fetches.NumRecords() == 0 {

@@ -210,7 +210,7 @@ func RunConsumer(ctx context.Context, c *cliutil.Config, o ConsumerOptions, out,
 			if errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, context.Canceled) {
 				continue
 			}
-			return sum, fmt.Errorf("perf: consuming %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+			return sum, fmt.Errorf("perf: %w", cliutil.FetchError(fe, set.Group))
 		}
 		now := time.Now()
 		if fetches.NumRecords() > 0 {

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +33,106 @@ func TestPlannedShutdownLogsNoFetcherWarning(t *testing.T) {
 			if strings.Contains(line, "level=WARN") && strings.Contains(line, "replica fetcher") {
 				t.Errorf("broker %d: %s", b.ID, line)
 			}
+		}
+	}
+}
+
+// toolRun is one run of the binary: its output, exit code, and whether it
+// had to be killed because it did not end by itself within its budget.
+type toolRun struct {
+	stdout, stderr string
+	code           int
+	killed         bool
+}
+
+func (r toolRun) String() string {
+	return fmt.Sprintf("exit %d (killed %v)\nstdout:\n%s\nstderr:\n%s", r.code, r.killed, r.stdout, r.stderr)
+}
+
+// runTool runs the binary with stdin and kills it after budget.
+func runTool(t *testing.T, budget time.Duration, stdin string, args ...string) toolRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testcluster.Binary(t), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := toolRun{stdout: stdout.String(), stderr: stderr.String(), killed: ctx.Err() != nil}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("kafgo %v: %v", args, err)
+	}
+	return r
+}
+
+// authBroker is one broker with the ACL authorizer, a PLAINTEXT listener
+// for the harness (User:ANONYMOUS, a super user) and a SASL_SSL one where
+// alice logs in with PLAIN and has only the ACLs a test grants her.
+type authBroker struct {
+	c       *testcluster.Cluster
+	addr    string // SASL_SSL
+	alice   string // alice's client properties
+	wrong   string // alice with a wrong password
+	noSASL  string // TLS only, on the SASL_SSL port
+	plainBS string // the harness's PLAINTEXT bootstrap
+}
+
+func newAuthBroker(t *testing.T) *authBroker {
+	f := newSecFixture(t)
+	cfg := f.brokerTLS()
+	for k, v := range map[string]string{
+		"authorizer.class.name":                         aclAuthorizer,
+		"super.users":                                   "User:admin;User:ANONYMOUS",
+		"sasl.enabled.mechanisms":                       "PLAIN",
+		"listener.name.sasl_ssl.plain.sasl.jaas.config": plainUsers,
+	} {
+		cfg[k] = v
+	}
+	c := testcluster.Start(t, testcluster.Options{Config: cfg,
+		Listeners: []testcluster.Listener{{Name: "SASL_SSL", Protocol: "SASL_SSL"}}})
+	b := &authBroker{c: c, addr: c.ListenerAddrs("SASL_SSL")[0], plainBS: c.Bootstrap()}
+	b.alice = f.props(t, "alice.properties", f.saslSSLProps("PLAIN", "alice", "alice-secret"))
+	b.wrong = f.props(t, "wrong.properties", f.saslSSLProps("PLAIN", "alice", "not-her-password"))
+	b.noSASL = f.props(t, "nosasl.properties", map[string]string{
+		"security.protocol": "SSL", "ssl.truststore.type": "PEM", "ssl.truststore.location": f.files.Truststore})
+	return b
+}
+
+// TestConsumerErrorsNameTopicAndGroup: a consumer refused by the
+// authorizer says what was refused, the topic or the group, not a blank
+// topic or a "partition -1".
+func TestConsumerErrorsNameTopicAndGroup(t *testing.T) {
+	b := newAuthBroker(t)
+	kafgo(t, "", "topics", "--bootstrap-server", b.plainBS, "--create", "--topic", "audit", "--partitions", "2")
+	kafgo(t, "a\nb\n", "produce", "--bootstrap-server", b.plainBS, "--topic", "audit")
+
+	// No ACL at all: the topic is refused.
+	for _, args := range [][]string{
+		{"consume", "--consumer.config", b.alice, "--topic", "audit", "--from-beginning"},
+		{"perf", "consume", "--consumer.config", b.alice, "--topic", "audit", "--messages", "2"},
+	} {
+		r := runTool(t, time.Minute, "", append(args, "--bootstrap-server", b.addr)...)
+		if r.killed || r.code == 0 || !strings.Contains(r.stderr, "TOPIC_AUTHORIZATION_FAILED") ||
+			!strings.Contains(r.stderr, "topic audit") || strings.Contains(r.stderr, "partition -1") {
+			t.Errorf("%v: want TOPIC_AUTHORIZATION_FAILED naming topic audit; %v", args, r)
+		}
+	}
+
+	// Read on the topic but not on the group: the group is refused.
+	kafgo(t, "", "acls", "--bootstrap-server", b.plainBS, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--operation", "Describe", "--topic", "audit")
+	for _, args := range [][]string{
+		{"consume", "--consumer.config", b.alice, "--topic", "audit", "--from-beginning", "--group", "auditors"},
+		{"perf", "consume", "--consumer.config", b.alice, "--topic", "audit", "--messages", "2", "--group", "auditors"},
+	} {
+		r := runTool(t, time.Minute, "", append(args, "--bootstrap-server", b.addr)...)
+		if r.killed || r.code == 0 || !strings.Contains(r.stderr, "GROUP_AUTHORIZATION_FAILED") ||
+			!strings.Contains(r.stderr, "group auditors") || strings.Contains(r.stderr, "consuming  ") {
+			t.Errorf("%v: want GROUP_AUTHORIZATION_FAILED naming group auditors; %v", args, r)
 		}
 	}
 }
