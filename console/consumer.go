@@ -139,15 +139,18 @@ func NewConsumerClient(c *cliutil.Config, o ConsumerOptions) (*kgo.Client, cliut
 	return cl, set, nil
 }
 
-// metadataCheckTimeout bounds the look-up that warns about a missing topic;
-// an unreachable cluster is the poll loop's to report.
+// metadataCheckTimeout bounds the first look at the cluster, which warns
+// about a missing topic and ends the tool on a fatal error (a failed login,
+// missing TLS, a refused topic); an unreachable cluster is waited for.
 const metadataCheckTimeout = 5 * time.Second
 
 // Consume prints records from cl to out until ctx ends, MaxMessages have
 // been printed, or no record arrives for Timeout. A --topic (or its
 // --partition) that does not exist draws the Java consumer's
 // UNKNOWN_TOPIC_OR_PARTITION warning on errOut first; the consumer still
-// waits for it, as Kafka's does. With a group and auto-commit it commits the
+// waits for it, as Kafka's does. A fatal client error (cliutil.IsFatal:
+// authentication, TLS, authorization), at the start or later, ends it with
+// that error. With a group and auto-commit it commits the
 // printed records before returning. It returns how many records it printed;
 // the caller reports the count.
 func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil.ConsumerSettings, out, errOut io.Writer) (int, error) {
@@ -156,15 +159,23 @@ func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil
 		buf  []byte
 		ferr error
 	)
+	var topics []string // --include: the cluster only
+	part := int32(-1)
 	if o.Topic != "" {
-		part := int32(-1)
+		topics = []string{o.Topic}
 		if o.PartitionSet {
 			part = o.Partition
 		}
-		cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
-		cliutil.WarnMissingTopics(cctx, cl, errOut, []string{o.Topic}, part)
-		cancel()
 	}
+	cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
+	err := cliutil.CheckTopics(cctx, cl, errOut, topics, part)
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("console: %w", err)
+	}
+	// kgo retries a failed login or a refused topic for ever where Java's
+	// consumer throws; the watch ends the tool instead.
+	wctx, stopWatch := cliutil.WatchFatal(ctx, cl)
 	marks := set.Group != "" && set.AutoCommit
 	maxPoll := set.MaxPollRecords
 	if maxPoll <= 0 {
@@ -172,14 +183,14 @@ func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil
 	}
 loop:
 	for o.MaxMessages == 0 || n < o.MaxMessages {
-		pctx, cancel := ctx, context.CancelFunc(func() {})
+		pctx, cancel := wctx, context.CancelFunc(func() {})
 		if o.Timeout > 0 {
-			pctx, cancel = context.WithTimeout(ctx, o.Timeout)
+			pctx, cancel = context.WithTimeout(wctx, o.Timeout)
 		}
 		fetches := cl.PollRecords(pctx, maxPoll)
 		expired := o.Timeout > 0 && errors.Is(pctx.Err(), context.DeadlineExceeded)
 		cancel()
-		if ctx.Err() != nil || fetches.IsClientClosed() {
+		if wctx.Err() != nil || fetches.IsClientClosed() {
 			break
 		}
 		for _, fe := range fetches.Errors() {
@@ -211,6 +222,9 @@ loop:
 				break loop
 			}
 		}
+	}
+	if werr := stopWatch(); werr != nil {
+		return n, fmt.Errorf("console: %w", werr)
 	}
 	if marks {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

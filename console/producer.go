@@ -76,6 +76,14 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		lr      = NewLineReader(o.Reader)
 		scanner = bufio.NewScanner(in)
 	)
+	// A failed login or missing TLS ends the tool before it reads a line
+	// (kgo would retry it for each record until its delivery timeout).
+	cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
+	err := cliutil.CheckTopics(cctx, cl, io.Discard, nil, -1)
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("console: %w", err)
+	}
 	// Lines may be as large as a record may be.
 	scanner.Buffer(make([]byte, 64*1024), 100*1024*1024)
 	promise := func(r *kgo.Record, err error) {

@@ -135,6 +135,11 @@ type producerJSON struct {
 	Metrics      map[string]float64 `json:"metrics,omitempty"`
 }
 
+// startCheckTimeout bounds the first look at the cluster
+// (cliutil.CheckTopics); a cluster that has not answered by then is
+// waited for as before.
+const startCheckTimeout = 5 * time.Second
+
 // maxErrorsShown bounds the per-record errors printed, so a dead broker
 // does not bury the summary under a million identical lines.
 const maxErrorsShown = 10
@@ -165,6 +170,17 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	}
 	defer cl.Close()
 	c.WarnUnused(errOut)
+	// kgo retries a failed login until each record's delivery timeout
+	// (two minutes) where Java's producer fails at once; look first, and
+	// keep watching while producing.
+	cctx, cancel := context.WithTimeout(ctx, startCheckTimeout)
+	err = cliutil.CheckTopics(cctx, cl, io.Discard, nil, -1)
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("perf: %w", err)
+	}
+	wctx, stopWatch := cliutil.WatchFatal(ctx, cl)
+	defer stopWatch()
 
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	p := &payloads{monotonic: o.PayloadMonotonic, rng: rng}
@@ -209,17 +225,17 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		txnStart time.Time
 	)
 	commit := func() error {
-		if err := cl.Flush(ctx); err != nil {
+		if err := cl.Flush(wctx); err != nil {
 			return fmt.Errorf("perf: flushing the transaction: %w", err)
 		}
-		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		if err := cl.EndTransaction(wctx, kgo.TryCommit); err != nil {
 			return fmt.Errorf("perf: committing the transaction: %w", err)
 		}
 		res.Transactions++
 		inTxn = 0
 		return nil
 	}
-	for i := int64(0); i < o.NumRecords && ctx.Err() == nil; i++ {
+	for i := int64(0); i < o.NumRecords && wctx.Err() == nil; i++ {
 		if txn && inTxn == 0 {
 			if err := cl.BeginTransaction(); err != nil {
 				return res, fmt.Errorf("perf: beginning a transaction: %w", err)
@@ -265,14 +281,21 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 				}
 			}
 		}
-		th.wait(ctx, i+1)
+		th.wait(wctx, i+1)
 	}
-	if txn && inTxn > 0 && ctx.Err() == nil {
+	if txn && inTxn > 0 && wctx.Err() == nil {
 		if err := commit(); err != nil {
 			return res, err
 		}
 	}
-	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
+	fatal := stopWatch()
+	if fatal != nil {
+		// Nothing buffered will be delivered: fail it now rather than
+		// each record at its delivery timeout.
+		if err := cl.AbortBufferedRecords(context.Background()); err != nil {
+			return res, fmt.Errorf("perf: %w (aborting the buffered records: %w)", fatal, err)
+		}
+	} else if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
 		return res, fmt.Errorf("perf: flushing: %w", err)
 	}
 	wg.Wait()
@@ -305,10 +328,13 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		}
 		printMetrics(out, snap)
 	}
+	if res.Failed > maxErrorsShown {
+		fmt.Fprintf(errOut, "... %d more errors not shown\n", res.Failed-maxErrorsShown)
+	}
+	if fatal != nil {
+		return res, fmt.Errorf("perf: %w", fatal)
+	}
 	if res.Failed > 0 {
-		if res.Failed > maxErrorsShown {
-			fmt.Fprintf(errOut, "... %d more errors not shown\n", res.Failed-maxErrorsShown)
-		}
 		err := fmt.Errorf("perf: %d of %d records failed", res.Failed, res.Failed+res.Total.Records)
 		if missing {
 			err = fmt.Errorf("%w: %w", err, cliutil.TopicNotCreated(o.Topic))

@@ -136,3 +136,75 @@ func TestConsumerErrorsNameTopicAndGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestFatalClientErrorsEndEveryTool: the README's secure recipe promises
+// that a client with a wrong password gets SASL_AUTHENTICATION_FAILED at
+// once, and one without TLS is told so. Every client tool ends by itself,
+// non-zero, with that error, the consumers included (they used to wait for
+// ever, or until --timeout-ms, and exit 0 after "Processed a total of 0
+// messages"), and so do they when SASL is missing or the broker was down
+// when they started.
+func TestFatalClientErrorsEndEveryTool(t *testing.T) {
+	b := newAuthBroker(t)
+	kafgo(t, "", "topics", "--bootstrap-server", b.plainBS, "--create", "--topic", "audit", "--partitions", "2")
+	const budget = 20 * time.Second // far beyond "at once", far below "for ever"
+	tools := func(props string) [][]string {
+		with := func(flag string, args ...string) []string {
+			if props == "" {
+				return args
+			}
+			return append(args, flag, props)
+		}
+		return [][]string{
+			with("--consumer.config", "consume", "--topic", "audit", "--from-beginning"),
+			with("--consumer.config", "consume", "--topic", "audit", "--from-beginning", "--group", "auditors"),
+			with("--consumer.config", "consume", "--include", "au.*"),
+			with("--consumer.config", "perf", "consume", "--topic", "audit", "--messages", "10", "--timeout", "60000"),
+			with("--producer.config", "produce", "--topic", "audit"),
+			with("--producer.config", "perf", "produce", "--topic", "audit", "--num-records", "10", "--record-size", "10", "--throughput", "-1"),
+			with("--command-config", "topics", "--list"),
+			with("--command-config", "groups", "--list"),
+			with("--command-config", "configs", "--entity-type", "topics", "--describe"),
+			with("--command-config", "acls", "--list"),
+			with("--command-config", "transactions", "list"),
+			with("--command-config", "reassign-partitions", "--list"),
+			with("--command-config", "tui", "--once"),
+		}
+	}
+	for _, c := range []struct {
+		name, props string
+		want        []string // one of these in the output
+		tools       int      // how many of tools() to run: all, or the clients
+	}{
+		{"wrong password", b.wrong, []string{"SASL_AUTHENTICATION_FAILED", "SASL Authentication failed"}, 13},
+		{"no TLS", "", []string{"is TLS missing?"}, 6},
+		{"no SASL", b.noSASL, []string{"is SASL missing?"}, 6},
+	} {
+		for _, args := range tools(c.props)[:c.tools] {
+			r := runTool(t, budget, "a\nb\n", append(args, "--bootstrap-server", b.addr)...)
+			said := false
+			for _, w := range c.want {
+				said = said || strings.Contains(r.stdout+r.stderr, w)
+			}
+			if r.killed || r.code == 0 || !said {
+				t.Errorf("%s: %v: want a non-zero exit saying %q; %v", c.name, args, c.want, r)
+			}
+		}
+	}
+
+	// A consumer started while the broker is down waits for it, and ends
+	// once the broker is up and refuses it.
+	b.c.Broker(1).Stop()
+	done := make(chan toolRun, 1)
+	go func() {
+		done <- runTool(t, 2*time.Minute, "", "consume", "--consumer.config", b.wrong, "--topic", "audit", "--bootstrap-server", b.addr)
+	}()
+	// Not synchronisation: started before or after the broker, the
+	// consumer must end the same way; the pause makes "before" likely.
+	time.Sleep(2 * time.Second)
+	b.c.Broker(1).Start()
+	r := <-done
+	if r.killed || r.code == 0 || !strings.Contains(r.stderr, "SASL_AUTHENTICATION_FAILED") {
+		t.Errorf("consumer started before the broker: want SASL_AUTHENTICATION_FAILED once it is up; %v", r)
+	}
+}
