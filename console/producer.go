@@ -74,7 +74,6 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		noTopic atomic.Bool // a record failed because the topic is missing
 		errMu   sync.Mutex
 		lr      = NewLineReader(o.Reader)
-		scanner = bufio.NewScanner(in)
 	)
 	// A failed login or missing TLS ends the tool before it reads a line
 	// (kgo would retry it for each record until its delivery timeout).
@@ -84,8 +83,6 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 	if err != nil {
 		return res, fmt.Errorf("console: %w", err)
 	}
-	// Lines may be as large as a record may be.
-	scanner.Buffer(make([]byte, 64*1024), 100*1024*1024)
 	promise := func(r *kgo.Record, err error) {
 		if err == nil {
 			sent.Add(1)
@@ -104,19 +101,19 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		errMu.Unlock()
 	}
 
+	lines := readLines(in)
+	defer lines.stop()
 	var readErr error
 	for {
 		if o.Prompt {
 			fmt.Fprint(out, ">")
 		}
-		if !scanner.Scan() {
-			readErr = scanner.Err()
+		text, ok := lines.next(ctx)
+		if !ok {
+			readErr = lines.err()
 			break
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		r, err := lr.Parse(trimCR(scanner.Text()))
+		r, err := lr.Parse(trimCR(text))
 		if err != nil {
 			readErr = err
 			break
@@ -190,3 +187,56 @@ func trimCR(s string) string {
 	}
 	return s
 }
+
+// lineSource reads lines on its own goroutine, so that an interrupt ends a
+// producer that waits for the next line: a read from a terminal cannot be
+// cancelled. On an interrupt the goroutine is left in its read, which ends
+// with the process or the input.
+type lineSource struct {
+	lines   chan string
+	done    chan struct{} // closed by stop: nobody takes lines any more
+	stopped sync.Once
+	scanErr error // set before lines is closed
+	ended   bool  // next saw lines closed
+}
+
+func readLines(in io.Reader) *lineSource {
+	ls := &lineSource{lines: make(chan string), done: make(chan struct{})}
+	go func() {
+		defer close(ls.lines)
+		sc := bufio.NewScanner(in)
+		// Lines may be as large as a record may be.
+		sc.Buffer(make([]byte, 64*1024), 100*1024*1024)
+		for sc.Scan() {
+			select {
+			case ls.lines <- sc.Text():
+			case <-ls.done:
+				return
+			}
+		}
+		ls.scanErr = sc.Err()
+	}()
+	return ls
+}
+
+// next returns the next line; false at the end of the input or when ctx
+// ends first.
+func (ls *lineSource) next(ctx context.Context) (string, bool) {
+	select {
+	case <-ctx.Done():
+		return "", false
+	case s, ok := <-ls.lines:
+		ls.ended = !ok
+		return s, ok && ctx.Err() == nil
+	}
+}
+
+// err is the input's read error once next has met its end.
+func (ls *lineSource) err() error {
+	if ls.ended {
+		return ls.scanErr
+	}
+	return nil
+}
+
+func (ls *lineSource) stop() { ls.stopped.Do(func() { close(ls.done) }) }
