@@ -22,6 +22,9 @@ type ProducerSettings struct {
 	Acks string
 	// Idempotent reports whether idempotent writes stay enabled.
 	Idempotent bool
+	// DeliveryTimeout is delivery.timeout.ms: how long a record may wait
+	// for its acknowledgement.
+	DeliveryTimeout time.Duration
 }
 
 // Codec maps a Kafka compression.type name onto a kgo codec.
@@ -214,6 +217,7 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 		delivery = d
 	}
 	opts = append(opts, kgo.RecordDeliveryTimeout(delivery))
+	set.DeliveryTimeout = delivery
 	if d, ok, err := c.Millis("max.block.ms"); err != nil {
 		return wrap(err)
 	} else if ok {
