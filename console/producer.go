@@ -29,6 +29,9 @@ type ProducerOptions struct {
 	// MaxBlock bounds how long handing one record to the client may block
 	// on a full buffer (max.block.ms); zero is unbounded.
 	MaxBlock time.Duration
+	// DeliveryTimeout is delivery.timeout.ms: once reading stops, records
+	// not acknowledged within it are failed; zero waits for ever.
+	DeliveryTimeout time.Duration
 	// Prompt prints Kafka's ">" before each line, for terminals.
 	Prompt bool
 }
@@ -129,7 +132,13 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		produceBounded(cl, r, o.MaxBlock, promise)
 	}
 	// Flush with a fresh context: an interrupt stops reading, but records
-	// already read still deserve their acknowledgement or error.
+	// already read still deserve their acknowledgement or error, for
+	// delivery.timeout.ms at most (kgo may never fail them once the broker
+	// is gone).
+	if o.DeliveryTimeout > 0 {
+		stopGuard := cliutil.AbortAfter(ctx, cl, o.DeliveryTimeout)
+		defer stopGuard()
+	}
 	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
 		return res, fmt.Errorf("console: flushing: %w", err)
 	}

@@ -186,7 +186,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	// record would anyway, and is then failed: once the broker is gone kgo
 	// may never fail it itself, and the run must end and say what was
 	// acknowledged.
-	stopGuard := abortAfter(wctx, cl, set.DeliveryTimeout)
+	stopGuard := cliutil.AbortAfter(wctx, cl, set.DeliveryTimeout)
 	defer stopGuard()
 
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
@@ -350,38 +350,6 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		return res, err
 	}
 	return res, nil
-}
-
-// abortAfter fails every record cl still holds once d has passed since ctx
-// ended, unless stop is called first. stop waits for the guard to finish,
-// so that nothing is aborted on a closed client.
-func abortAfter(ctx context.Context, cl *kgo.Client, d time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-done:
-		case <-t.C:
-			// Not waiting for requests in flight to be answered: the
-			// run is ending, and that wait is what can last for ever.
-			cl.UnsafeAbortBufferedRecords()
-		}
-	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(done)
-			<-finished
-		})
-	}
 }
 
 // throttler paces sends to a target rate: after n records it waits until

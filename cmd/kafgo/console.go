@@ -147,7 +147,7 @@ Examples:
 			}
 			defer cl.Close()
 			c.WarnUnused(cmd.ErrOrStderr())
-			o.MaxBlock = set.MaxBlock
+			o.MaxBlock, o.DeliveryTimeout = set.MaxBlock, set.DeliveryTimeout
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_, err = console.Produce(ctx, cl, o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())

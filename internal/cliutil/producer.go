@@ -1,9 +1,11 @@
 package cliutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -232,4 +234,36 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 		}
 	}
 	return opts, set, nil
+}
+
+// AbortAfter fails every record cl still holds once d has passed since ctx
+// ended, unless stop is called first. stop waits for the guard to finish,
+// so that nothing is aborted on a closed client.
+func AbortAfter(ctx context.Context, cl *kgo.Client, d time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			// Not waiting for requests in flight to be answered: the
+			// run is ending, and that wait is what can last for ever.
+			cl.UnsafeAbortBufferedRecords()
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-finished
+		})
+	}
 }
