@@ -45,9 +45,45 @@ type ProduceResult struct {
 // ErrRecordsFailed is returned, wrapped, when any record failed.
 var ErrRecordsFailed = errors.New("records failed")
 
+// Producer is the console producer's client. Its batches are capped at
+// batch.size (Kafka's 16384 by default) and at the topic's
+// max.message.bytes; a record larger than batch.size goes alone, as Java's
+// producer sends it, through a second client capped at the topic's limit
+// only (kgo would fail it), once every record read before it is
+// acknowledged, so that the order holds.
+type Producer struct {
+	*kgo.Client
+	opts    []kgo.Opt
+	batches *cliutil.BatchCaps
+	alone   *kgo.Client // made for the first record sent alone
+}
+
+// Close closes the clients.
+func (p *Producer) Close() {
+	p.Client.Close()
+	if p.alone != nil {
+		p.alone.Close()
+	}
+}
+
+// sendAlone produces r alone and waits for its acknowledgement.
+func (p *Producer) sendAlone(ctx context.Context, r *kgo.Record) error {
+	if err := p.Flush(ctx); err != nil {
+		return err
+	}
+	if p.alone == nil {
+		cl, err := kgo.NewClient(append(p.opts, kgo.ProducerBatchMaxBytesFn(p.batches.LimitCap))...)
+		if err != nil {
+			return fmt.Errorf("console: creating producer: %w", err)
+		}
+		p.alone = cl
+	}
+	return p.alone.ProduceSync(ctx, r).FirstErr()
+}
+
 // NewProducerClient builds the producer client from a Java producer
 // config. With PartitionSet, records keep the partition the tool sets.
-func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliutil.ProducerSettings, error) {
+func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*Producer, cliutil.ProducerSettings, error) {
 	opts, set, err := cliutil.ProducerOpts(c)
 	if err != nil {
 		return nil, set, err
@@ -60,7 +96,7 @@ func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliut
 	if err != nil {
 		return nil, set, fmt.Errorf("console: creating producer: %w", err)
 	}
-	return cl, set, nil
+	return &Producer{Client: cl, opts: opts, batches: set.Batches}, set, nil
 }
 
 // Produce reads records from in, one per line, and produces them with cl.
@@ -69,7 +105,7 @@ func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliut
 // the way Kafka's ErrorLoggingCallback does, and makes Produce return an
 // error wrapping ErrRecordsFailed (and saying so when the topic does not
 // exist). A line that cannot be parsed stops reading, as in Kafka.
-func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reader, out, errOut io.Writer) (ProduceResult, error) {
+func Produce(ctx context.Context, p *Producer, o ProducerOptions, in io.Reader, out, errOut io.Writer) (ProduceResult, error) {
 	var (
 		res     ProduceResult
 		sent    atomic.Int64
@@ -81,7 +117,10 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 	// A failed login or missing TLS ends the tool before it reads a line
 	// (kgo would retry it for each record until its delivery timeout).
 	cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
-	err := cliutil.CheckTopics(cctx, cl, io.Discard, nil, -1)
+	err := cliutil.CheckTopics(cctx, p.Client, io.Discard, nil, -1)
+	if err == nil {
+		p.batches.LookUp(cctx, p.Client, o.Topic)
+	}
 	cancel()
 	if err != nil {
 		return res, fmt.Errorf("console: %w", err)
@@ -125,21 +164,28 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		if o.PartitionSet {
 			r.Partition = o.Partition
 		}
-		if o.Sync {
-			promise(r, cl.ProduceSync(ctx, r).FirstErr())
+		if err := p.batches.Check(r); err != nil { // too large for any batch
+			promise(r, err)
 			continue
 		}
-		produceBounded(cl, r, o.MaxBlock, promise)
+		switch {
+		case !p.batches.Fits(r):
+			promise(r, p.sendAlone(ctx, r))
+		case o.Sync:
+			promise(r, p.ProduceSync(ctx, r).FirstErr())
+		default:
+			produceBounded(p.Client, r, o.MaxBlock, promise)
+		}
 	}
 	// Flush with a fresh context: an interrupt stops reading, but records
 	// already read still deserve their acknowledgement or error, for
 	// delivery.timeout.ms at most (kgo may never fail them once the broker
 	// is gone).
 	if o.DeliveryTimeout > 0 {
-		stopGuard := cliutil.AbortAfter(ctx, cl, o.DeliveryTimeout)
+		stopGuard := cliutil.AbortAfter(ctx, p.Client, o.DeliveryTimeout)
 		defer stopGuard()
 	}
-	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
+	if err := p.Flush(context.WithoutCancel(ctx)); err != nil {
 		return res, fmt.Errorf("console: flushing: %w", err)
 	}
 	res.Sent, res.Failed = sent.Load(), failed.Load()

@@ -203,6 +203,11 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	case o.RecordSize > 0:
 		p.fixed = randomPayload(rng, o.RecordSize)
 	}
+	// Batches grow to batch.size and no further than the topic's
+	// max.message.bytes; a record larger than batch.size goes alone, as
+	// with Java's producer, so the cap rises to the largest record.
+	set.Batches.LookUp(wctx, cl, o.Topic)
+	set.Batches.Largest(cliutil.RecordBatchBytes(&kgo.Record{Topic: o.Topic, Value: p.largest(o.NumRecords)}))
 
 	interval := o.ReportInterval
 	if interval <= 0 {
@@ -261,7 +266,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		}
 		warm := i < o.WarmupRecords
 		wg.Add(1)
-		cl.Produce(context.Background(), r, func(_ *kgo.Record, err error) {
+		done := func(_ *kgo.Record, err error) {
 			defer wg.Done()
 			now := time.Now()
 			mu.Lock()
@@ -279,7 +284,12 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 			if steady != nil && !warm {
 				steady.record(lat, len(value), now)
 			}
-		})
+		}
+		if err := set.Batches.Check(r); err != nil { // too large for any batch
+			done(r, err)
+		} else {
+			cl.Produce(context.Background(), r, done)
+		}
 		if txn {
 			inTxn++
 			if (txnDuration > 0 && time.Since(txnStart) >= txnDuration) || (o.TransactionRecords > 0 && inTxn >= o.TransactionRecords) {

@@ -164,9 +164,9 @@ Examples:
 	f.StringVar(&acks, "request-required-acks", "-1", "The required acks of the producer requests: -1 (all), 0 or 1.")
 	f.StringVar(&codec, "compression-codec", "none", "The compression codec: either 'none', 'gzip', 'snappy', 'lz4', or 'zstd'. If specified without value, then it defaults to 'gzip'.")
 	f.Lookup("compression-codec").NoOptDefVal = "gzip"
-	// No default here: Kafka's 16384 would become kgo's batch cap, and kgo
-	// fails a record larger than its cap where Java sends it alone.
-	f.Int64Var(&batchSize, "batch-size", 0, "Largest batch in bytes (batch.size). Unset: batch.size from --producer.config or --producer-property, else 1000012 (Kafka's console producer says 16384, but a record larger than the batch limit would then fail here, where Java sends it alone).")
+	// No default here: batch.size from the configs applies unless the flag
+	// is given.
+	f.Int64Var(&batchSize, "batch-size", 0, "Largest batch in bytes (batch.size). Unset: batch.size from --producer.config or --producer-property, else 16384, the Java producer's default, as in Kafka's console producer. A batch never exceeds the topic's max.message.bytes; a larger record is sent alone.")
 	f.Int64Var(&lingerMs, "timeout", 1000, "If set and the producer is running in asynchronous mode, this gives the maximum amount of time a message will queue awaiting sufficient batch size (linger.ms). The value is given in ms.")
 	f.BoolVar(&sync, "sync", false, "If set message send requests to the brokers are synchronously, one at a time as they arrive.")
 	f.Int64Var(&maxBlockMs, "max-block-ms", 60000, "The max time that the producer will block for during a send request.")

@@ -288,3 +288,80 @@ func TestProducersEndOnSignalWithBrokerGone(t *testing.T) {
 		})
 	}
 }
+
+// TestProducersBatchWithinTopicLimits: produce and perf produce batch up to
+// the Java producer's batch.size (16384) and never beyond the topic's
+// max.message.bytes, so a topic with a small limit takes every record that
+// fits it (every batch of ~1 MB used to be refused); a record larger than
+// the limit fails alone, with an error saying so; and a record larger than
+// batch.size but within the limit is sent alone, in order, as Java sends it.
+func TestProducersBatchWithinTopicLimits(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	bs := "--bootstrap-server=" + c.Bootstrap()
+	kafgo(t, "", "topics", bs, "--create", "--topic", "small", "--partitions", "1", "--config", "max.message.bytes=4000")
+	kafgo(t, "", "topics", bs, "--create", "--topic", "big", "--partitions", "1")
+	line := strings.Repeat("x", 100)
+
+	// Small records to the small topic, and one too large for it.
+	var in strings.Builder
+	for i := 0; i < 500; i++ {
+		if i == 250 {
+			in.WriteString(strings.Repeat("y", 5000) + "\n")
+		}
+		fmt.Fprintf(&in, "%03d%s\n", i, line)
+	}
+	r := runTool(t, time.Minute, in.String(), "produce", bs, "--topic", "small")
+	wantErr := regexp.MustCompile(`^ERROR Error when sending message to topic small with key: null, value: 5000 bytes with error: MESSAGE_TOO_LARGE: .*The message is 50\d\d bytes when serialized which is larger than 4000, which is the value of the max.message.bytes configuration of topic small\.$`)
+	if r.code == 0 || strings.Count(r.stderr, "ERROR Error when sending") != 1 || !wantErr.MatchString(strings.Split(r.stderr, "\n")[0]) {
+		t.Errorf("produce to small: want the one record too large refused, with why; %v", r)
+	}
+	r = runTool(t, time.Minute, "", "perf", "produce", bs, "--topic", "small", "--num-records", "2000", "--record-size", "100", "--throughput", "-1")
+	if r.code != 0 || !strings.Contains(r.stdout, "2000 records sent") {
+		t.Errorf("perf produce of small records to small: %v", r)
+	}
+	r = runTool(t, time.Minute, "", "perf", "produce", bs, "--topic", "small", "--num-records", "3", "--record-size", "5000", "--throughput", "-1")
+	if r.code == 0 || !strings.Contains(r.stderr, "Error producing record: MESSAGE_TOO_LARGE") || !strings.Contains(r.stderr, "max.message.bytes configuration of topic small") {
+		t.Errorf("perf produce of records too large for small: %v", r)
+	}
+	ends, err := c.Admin().ListEndOffsets(context.Background(), "small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := ends.Lookup("small", 0); o.Offset != 2500 {
+		t.Errorf("small holds %d records, want the 500 + 2000 that fit", o.Offset)
+	}
+
+	// A record beyond batch.size but within the topic's limit goes alone,
+	// in order; the other batches stay within batch.size.
+	in.Reset()
+	for i := 0; i < 400; i++ {
+		if i == 200 {
+			in.WriteString(strings.Repeat("z", 50000) + "\n")
+		}
+		fmt.Fprintf(&in, "%03d%s\n", i, line)
+	}
+	kafgo(t, in.String(), "produce", bs, "--topic", "big")
+	got := kafgo(t, "", "consume", bs, "--topic", "big", "--from-beginning", "--max-messages", "401")
+	if got != in.String() {
+		t.Errorf("big read back differs from what was produced (%d bytes, want %d)", len(got), len(in.String()))
+	}
+	dump := kafgo(t, "", "dump-log-segments", "--files", c.Broker(1).DataDir()+"/big-0/00000000000000000000.log")
+	batch := regexp.MustCompile(`count: (\d+) .* size: (\d+) `)
+	batches := 0
+	for _, l := range strings.Split(dump, "\n") {
+		m := batch.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		batches++
+		var count, size int
+		fmt.Sscan(m[1], &count)
+		fmt.Sscan(m[2], &size)
+		if count > 1 && size > 16384 {
+			t.Errorf("a batch of %d records is %d bytes, over batch.size 16384: %s", count, size, l)
+		}
+	}
+	if batches < 3 {
+		t.Errorf("big holds %d batches:\n%s", batches, dump)
+	}
+}
