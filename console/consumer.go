@@ -129,8 +129,10 @@ func NewConsumerClient(c *cliutil.Config, o ConsumerOptions) (*kgo.Client, cliut
 	}
 	if set.Group != "" && set.AutoCommit {
 		// Commit only what was printed: a poll can return more records
-		// than --max-messages lets through.
-		opts = append(opts, kgo.AutoCommitMarks())
+		// than --max-messages lets through. Transaction markers come
+		// through too (Consume does not print them), so that the commit
+		// moves past them as the Java consumer's position does.
+		opts = append(opts, kgo.AutoCommitMarks(), kgo.KeepControlRecords())
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -209,6 +211,10 @@ loop:
 		it := fetches.RecordIter()
 		for !it.Done() {
 			r := it.Next()
+			if r.Attrs.IsControl() { // only with marks: a transaction marker
+				cl.MarkCommitRecords(r)
+				continue
+			}
 			var err error
 			if buf, err = o.Formatter.writeRecord(out, buf, r); err != nil {
 				ferr = err
@@ -219,6 +225,9 @@ loop:
 			}
 			n++
 			if o.MaxMessages > 0 && n >= o.MaxMessages {
+				if marks {
+					markTrailingControl(cl, it)
+				}
 				break loop
 			}
 		}
@@ -234,4 +243,32 @@ loop:
 		}
 	}
 	return n, ferr
+}
+
+// markTrailingControl marks for commit the transaction markers that
+// directly follow the last printed record of each partition, in the rest
+// of the poll it and then in what the client has already fetched: the
+// Java consumer's position is past them, so its commit is too. A marker
+// behind a record that was not printed stays unmarked.
+func markTrailingControl(cl *kgo.Client, it *kgo.FetchesRecordIter) {
+	type tp struct {
+		topic     string
+		partition int32
+	}
+	blocked := map[tp]bool{} // a record was left unprinted
+	look := func(r *kgo.Record) {
+		k := tp{r.Topic, r.Partition}
+		switch {
+		case blocked[k]:
+		case r.Attrs.IsControl():
+			cl.MarkCommitRecords(r)
+		default:
+			blocked[k] = true
+		}
+	}
+	for !it.Done() {
+		look(it.Next())
+	}
+	// A nil context takes what is buffered without waiting.
+	cl.PollRecords(nil, -1).EachRecord(look)
 }

@@ -192,8 +192,9 @@ kafka-console-consumer.sh.
 
 Without --group the tool reads without a consumer group (kafgo does not
 create Kafka's throwaway console-consumer-NNNNN groups). With --group it
-joins the group and commits the offsets of the records it printed, also
-when interrupted (SIGINT/SIGTERM), then leaves the group.
+joins the group and commits its position, past the records it printed and
+the transaction markers that follow them, also when interrupted
+(SIGINT/SIGTERM), then leaves the group.
 
 Output properties (--property, Kafka's DefaultMessageFormatter):
   print.timestamp print.partition print.offset print.headers print.key print.value

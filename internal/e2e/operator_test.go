@@ -365,3 +365,40 @@ func TestProducersBatchWithinTopicLimits(t *testing.T) {
 		t.Errorf("big holds %d batches:\n%s", batches, dump)
 	}
 }
+
+// TestConsumeGroupCommitsPastTransactionMarkers: a group's console consumer
+// that has read every record of transactional partitions commits the
+// consumer's position, past each partition's last commit marker, as
+// Java's console consumer does, so the group's lag is 0; committing the
+// last printed offset + 1 left a lag of 1 on every partition ending in a
+// marker (groups --describe, the TUI, kafka_consumergroup_lag).
+func TestConsumeGroupCommitsPastTransactionMarkers(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	bs := "--bootstrap-server=" + c.Bootstrap()
+	kafgo(t, "", "topics", bs, "--create", "--topic", "ledger", "--partitions", "3")
+	kafgo(t, "", "perf", "produce", bs, "--topic", "ledger", "--num-records", "300", "--record-size", "10",
+		"--throughput", "-1", "--transactional-id", "ledger-loader", "--transaction-records", "100")
+	ctx := context.Background()
+	adm := c.Admin()
+	ends, err := adm.ListEndOffsets(ctx, "ledger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []struct{ group, isolation string }{
+		{"by-count", "read_uncommitted"}, // --max-messages: ends on the last record
+		{"committed-only", "read_committed"},
+	} {
+		kafgo(t, "", "consume", bs, "--topic", "ledger", "--group", run.group, "--from-beginning",
+			"--max-messages", "300", "--isolation-level", run.isolation)
+		committed, err := adm.FetchOffsets(ctx, run.group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends.Each(func(end kadm.ListedOffset) {
+			got, _ := committed.Lookup("ledger", end.Partition)
+			if got.At != end.Offset {
+				t.Errorf("%s: ledger-%d committed at %d, log end %d: lag %d", run.group, end.Partition, got.At, end.Offset, end.Offset-got.At)
+			}
+		})
+	}
+}
