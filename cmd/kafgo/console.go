@@ -79,8 +79,9 @@ Separators accept the escapes \t, \n, \r and \\ (kafgo convenience).
 
 Producer configs use the Java producer's names (acks, compression.type,
 linger.ms, batch.size, buffer.memory, enable.idempotence,
-max.in.flight.requests.per.connection, client.id, request.timeout.ms,
-retries, delivery.timeout.ms, max.request.size, max.block.ms) from
+max.in.flight.requests.per.connection, client.id (default
+console-producer), request.timeout.ms, retries, delivery.timeout.ms,
+max.request.size, max.block.ms) from
 --producer.config, overridden by --producer-property, overridden by the
 dedicated flags when given. Keyed records go to murmur2(key) % partitions,
 as with the Java client.
@@ -102,6 +103,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			c.SetDefault("client.id", cliutil.ConsoleProducerClientID)
 			fl := cmd.Flags()
 			// The console producer's own defaults apply unless a config
 			// sets the key; a flag given explicitly always wins.
@@ -210,7 +212,8 @@ Consumer configs use the Java consumer's names (group.id,
 auto.offset.reset, enable.auto.commit, auto.commit.interval.ms,
 session.timeout.ms, heartbeat.interval.ms, max.poll.records,
 fetch.min.bytes, fetch.max.wait.ms, max.partition.fetch.bytes,
-partition.assignment.strategy, client.id, group.instance.id).
+partition.assignment.strategy, client.id (default console-consumer),
+group.instance.id).
 
 Examples:
   kafgo consume --bootstrap-server localhost:9092 --topic t --from-beginning
@@ -240,6 +243,7 @@ Examples:
 			if g != "" {
 				c.Set("group.id", g)
 			}
+			c.SetDefault("client.id", cliutil.ConsoleConsumerClientID)
 			if fl.Changed("isolation-level") {
 				c.Set("isolation.level", isolation)
 			}

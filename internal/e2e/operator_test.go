@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -401,4 +403,52 @@ func TestConsumeGroupCommitsPastTransactionMarkers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestToolsConnectWithKafkasClientIDs: each tool connects with the client
+// id Kafka's tool uses (the TUI with kafgo-tui), not kgo's "kgo" for all,
+// so that brokers, quotas and groups --members tell them apart and a quota
+// on one does not throttle the others; client.id in the tool's properties
+// overrides it. The broker's quota sensors name the client ids seen.
+func TestToolsConnectWithKafkasClientIDs(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	bs := "--bootstrap-server=" + c.Bootstrap()
+	// A default client quota makes the broker keep a sensor per client id.
+	kafgo(t, "", "configs", bs, "--entity-type", "clients", "--entity-default", "--alter", "--add-config", "request_percentage=100000")
+	kafgo(t, "", "topics", bs, "--create", "--topic", "ids", "--partitions", "1")
+	kafgo(t, "a\nb\n", "produce", bs, "--topic", "ids")
+	kafgo(t, "", "consume", bs, "--topic", "ids", "--group", "g", "--from-beginning", "--max-messages", "2")
+	kafgo(t, "", "consume", bs, "--topic", "ids", "--from-beginning", "--max-messages", "2", "--consumer-property", "client.id=my-reader")
+	kafgo(t, "", "perf", "produce", bs, "--topic", "ids", "--num-records", "2", "--record-size", "10", "--throughput", "-1")
+	kafgo(t, "", "perf", "consume", bs, "--topic", "ids", "--messages", "2")
+	kafgo(t, "", "tui", bs, "--once")
+	kafgo(t, "", "reassign-partitions", bs, "--list")
+	want := []string{"adminclient-1", "console-producer", "console-consumer", "my-reader", "perf-producer-client", "perf-consumer-client", "kafgo-tui", "reassign-partitions-tool"}
+	testwait.For(t, 30*time.Second, "every tool's client id among the broker's quota sensors", func() (bool, string) {
+		resp, err := http.Get("http://" + c.Broker(1).AdminAddr() + "/v1/quotas")
+		if err != nil {
+			return false, err.Error()
+		}
+		defer resp.Body.Close()
+		var sensors []struct {
+			ClientID string `json:"client_id"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&sensors); err != nil {
+			return false, err.Error()
+		}
+		seen := map[string]bool{}
+		for _, s := range sensors {
+			seen[s.ClientID] = true
+		}
+		var missing []string
+		for _, id := range want {
+			if !seen[id] {
+				missing = append(missing, id)
+			}
+		}
+		if seen["kgo"] {
+			missing = append(missing, `(and "kgo" is there)`)
+		}
+		return len(missing) == 0, fmt.Sprintf("missing %v; seen %v", missing, seen)
+	})
 }
