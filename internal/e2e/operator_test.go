@@ -452,3 +452,28 @@ func TestToolsConnectWithKafkasClientIDs(t *testing.T) {
 		return len(missing) == 0, fmt.Sprintf("missing %v; seen %v", missing, seen)
 	})
 }
+
+// TestTopicsDescribeConfigsAsKafka28: --describe's Configs: lists every
+// config whose source is not DEFAULT_CONFIG, as Kafka 2.8's TopicCommand
+// prints them (config.entries.filter(!_.isDefault)): the topic's own
+// overrides, and the broker's static (server.properties) and dynamic
+// configs behind a topic config, e.g. min.insync.replicas=2 from
+// examples/cluster.yaml; --topics-with-overrides keeps the topics that
+// have any.
+func TestTopicsDescribeConfigsAsKafka28(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{Config: map[string]string{"min.insync.replicas": "2"}})
+	bs := "--bootstrap-server=" + c.Bootstrap()
+	kafgo(t, "", "configs", bs, "--entity-type", "brokers", "--entity-default", "--alter", "--add-config", "log.segment.bytes=104857600")
+	kafgo(t, "", "topics", bs, "--create", "--topic", "shown", "--partitions", "1", "--config", "retention.ms=3600000")
+	want := regexp.MustCompile(`^Topic: shown\tTopicId: \S{22}\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: min.insync.replicas=2,retention.ms=3600000,segment.bytes=104857600\n\tTopic: shown\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n$`)
+	testwait.For(t, 30*time.Second, "the broker's configs in Configs:", func() (bool, string) {
+		out := kafgo(t, "", "topics", bs, "--describe", "--topic", "shown")
+		return want.MatchString(out), out
+	})
+	kafgo(t, "", "topics", bs, "--create", "--topic", "plain", "--partitions", "1")
+	out := kafgo(t, "", "topics", bs, "--describe", "--topics-with-overrides")
+	if !regexp.MustCompile(`(?m)^Topic: plain\t.*\tConfigs: min.insync.replicas=2,segment.bytes=104857600$`).MatchString(out) ||
+		!strings.Contains(out, "Topic: shown\t") || strings.Contains(out, "\tPartition: ") {
+		t.Errorf("--topics-with-overrides:\n%s", out)
+	}
+}
