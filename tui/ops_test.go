@@ -57,3 +57,38 @@ func TestAlarmColumnsKeptAt80x24(t *testing.T) {
 		})
 	}
 }
+
+// TestPrefilledInputIsReplaced: a field filled in for the operator (the
+// next partition count, a config's current value) is selected: typing
+// replaces it instead of appending to it, backspace clears it, and the
+// prompt names the key that clears a field.
+func TestPrefilledInputIsReplaced(t *testing.T) {
+	m := loaded(t, healthy(), Options{View: ViewTopics}, 100, 30)
+	m = press(t, m, "P", "5", "enter")
+	if f := m.View(); !strings.Contains(f, "Raise orders from 3 to 5 partitions?") {
+		t.Errorf("typing 5 over the offered 4:\n%s", f)
+	}
+	m = loaded(t, healthy(), Options{View: ViewTopics}, 100, 30)
+	m = press(t, m, keys("c", "j", "j", "enter", typed("3600000"), "enter")...)
+	if f := m.View(); !strings.Contains(f, "Set retention.ms=3600000 on topic orders?") {
+		t.Errorf("typing 3600000 over 86400000:\n%s", f)
+	}
+	m = loaded(t, healthy(), Options{View: ViewTopics}, 100, 30)
+	m = press(t, m, "P")
+	if f := m.View(); !strings.Contains(f, "ctrl+u: clear") {
+		t.Errorf("the prompt does not name the clear key:\n%s", f)
+	}
+	// Once typed into, the field appends again; backspace on a selected
+	// value clears it whole.
+	m = press(t, m, "backspace", "1", "2", "enter")
+	if f := m.View(); !strings.Contains(f, "Raise orders from 3 to 12 partitions?") {
+		t.Errorf("backspace then 1, 2:\n%s", f)
+	}
+	for _, sz := range sizes {
+		name := fmt.Sprintf("prefilled-selected-%dx%d", sz.w, sz.h)
+		t.Run(name, func(t *testing.T) {
+			m := press(t, loaded(t, healthy(), Options{View: ViewTopics}, sz.w, sz.h), "P")
+			checkFrame(t, name, m.View(), sz.w, sz.h)
+		})
+	}
+}
