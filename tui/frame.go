@@ -317,8 +317,19 @@ func (m Model) shortKeys() []key.Binding {
 }
 
 // helpBody is the help overlay: every key, by section, in as many
-// columns as the width holds.
+// columns as the width holds, scrolled to helpTop.
 func (m Model) helpBody(w, h int) []string {
+	lines := m.helpContent(w)
+	top := min(m.helpTop, max(0, len(lines)-h+1))
+	if len(lines) > h {
+		shown := lines[top:min(len(lines), top+h-1)]
+		return fitAll(append(append([]string{}, shown...), m.st.dim.Render(moreLine(top, len(lines)-top-len(shown))+" (j/k to scroll)")), w)
+	}
+	return fitAll(lines, w)
+}
+
+// helpContent is every line of the help overlay.
+func (m Model) helpContent(w int) []string {
 	var lines []string
 	if m.opt.ReadOnly {
 		lines = append(lines, m.st.warn.Render("Read-only mode (--read-only): the actions below are disabled."), "")
@@ -385,12 +396,7 @@ func (m Model) helpBody(w, h int) []string {
 			}
 		}
 	}
-	top := min(m.helpTop, max(0, len(lines)-h+1))
-	if len(lines) > h {
-		shown := lines[top:min(len(lines), top+h-1)]
-		return fitAll(append(append([]string{}, shown...), m.st.dim.Render(moreLine(top, len(lines)-top-len(shown))+" (j/k to scroll)")), w)
-	}
-	return fitAll(lines, w)
+	return lines
 }
 
 // figureNotes close the help overlay: how the rates are measured, and

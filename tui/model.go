@@ -598,7 +598,8 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 		m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 		m.overlay = noOverlay
 	case m.overlay == helpOverlay:
-		m.helpTop = scrollKey(msg, k, m.helpTop)
+		w, h := m.size()
+		m.helpTop = min(scrollKey(msg, k, m.helpTop), max(0, len(m.helpContent(w))-m.bodyHeight(w, h)+1))
 	case m.overlay == warningsOverlay:
 		m.warnings.list.key(msg, k, m.warnings.listing(m.warns, m.st))
 	}

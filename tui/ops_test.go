@@ -92,3 +92,98 @@ func TestPrefilledInputIsReplaced(t *testing.T) {
 		})
 	}
 }
+
+// lineWith is the frame's first line holding s, "" when none does.
+func lineWith(frame, s string) string {
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestConfigScreens: a read-only config's reason names where its value
+// comes from (a DEFAULT_CONFIG key is not in the broker's file); at 80
+// columns a config's name stays whole and the SOURCE column gives way.
+func TestConfigScreens(t *testing.T) {
+	withDefault := func(f *fakeSource) {
+		f.configs = fakeConfigs()
+		r := ConfigResource{Broker: true, Name: "1"}
+		f.configs[r] = append(f.configs[r], ConfigEntry{Name: "num.io.threads", Value: "8", Source: "DEFAULT_CONFIG", ReadOnly: true})
+	}
+	f := newFake(fakeStep{snap: healthy()})
+	withDefault(f)
+	m := loadedWith(t, f, []*Snapshot{healthy()}, Options{View: ViewBrokers}, 100, 30)
+	m = press(t, m, "c", "G", "enter")
+	if got := m.View(); !strings.Contains(got, "num.io.threads is read-only: not a dynamic config") || strings.Contains(got, "the broker's file sets it") {
+		t.Errorf("reason for a read-only default:\n%s", got)
+	}
+	m = press(t, m, "g", "enter") // broker.id, set in the broker's file
+	if got := m.View(); !strings.Contains(got, "broker.id is read-only: the broker's config file sets it") {
+		t.Errorf("reason for a read-only static config:\n%s", got)
+	}
+
+	m = press(t, loaded(t, healthy(), Options{View: ViewBrokers}, 80, 24), "c")
+	if l := lineWith(m.View(), "leader.replication"); !strings.Contains(l, "leader.replication.throttled.rate ") {
+		t.Errorf("the name is cut at 80 columns: %q", l)
+	}
+}
+
+// TestRecordAndBrowser: a header value shown in hex says so; the browser's
+// go-to prompt shows its whole hint at 80 columns; End and G go to the end
+// of a record.
+func TestRecordAndBrowser(t *testing.T) {
+	m := press(t, loaded(t, healthy(), Options{View: ViewTopics}, 100, 30), "m", "k", "k", "d", "d", "enter")
+	if l := lineWith(m.View(), "trace-id:"); !strings.HasSuffix(l, "(hex)") {
+		t.Errorf("a header value in hex, unmarked: %q", l)
+	}
+	m = press(t, loaded(t, healthy(), Options{View: ViewTopics}, 80, 24), "m", "o")
+	if f := m.View(); !strings.Contains(f, "@<unix ms>") {
+		t.Errorf("the go-to hint is cut at 80 columns:\n%s", f)
+	}
+	for _, end := range []string{"G", "end"} {
+		m = press(t, loaded(t, healthy(), Options{View: ViewTopics}, 80, 24), "m", "k", "k", "d", "enter")
+		before := m.View()
+		m = press(t, m, end)
+		if f := m.View(); f == before || !strings.Contains(f, "above") || strings.Contains(f, "more") {
+			t.Errorf("%s in a record: not at its end:\n%s", end, f)
+		}
+	}
+}
+
+// TestReassignLeftoverHintOnItsOwnLines: the hint that clears a leftover
+// throttle is on lines of its own, not packed with the throttle's status.
+func TestReassignLeftoverHintOnItsOwnLines(t *testing.T) {
+	m := loaded(t, reassigned(), Options{View: ViewReassignments}, 200, 30)
+	f := m.View()
+	for _, want := range []string{"  replication throttle left set, nothing is moving", "  clear it: " + clearByVerify, "  or: " + clearByConfigs} {
+		found := false
+		for _, l := range strings.Split(f, "\n") {
+			found = found || l == want
+		}
+		if !found {
+			t.Errorf("no line %q:\n%s", want, f)
+		}
+	}
+}
+
+// TestElectPartitionWording: the election of one partition names it.
+func TestElectPartitionWording(t *testing.T) {
+	m := press(t, loaded(t, degraded(), Options{View: ViewPartitions, Topic: "payments"}, 100, 30), "j", "E")
+	if f := m.View(); !strings.Contains(f, "Move the leadership of payments-1 back to its preferred replica, broker 3?") {
+		t.Errorf("election of one partition:\n%s", f)
+	}
+}
+
+// TestOnceUnknownTopicIsAnError: tui --once --topic nosuch has no frame to
+// print (the interactive hint "Press [ or ]" means nothing there): it is an
+// error, so the command exits non-zero.
+func TestOnceUnknownTopicIsAnError(t *testing.T) {
+	for _, o := range []Options{{View: ViewPartitions, Topic: "nosuch"}, {View: ViewGroups, Group: "nosuch"}} {
+		frame, err := RenderOnce(t.Context(), newFake(fakeStep{snap: healthy()}), o, 80, 24)
+		if err == nil || !strings.Contains(err.Error(), "nosuch") || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("%+v: got %v\n%s", o, err, frame)
+		}
+	}
+}

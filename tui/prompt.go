@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // lineEdit is a one-line text input: typed runes append, backspace
@@ -193,8 +194,19 @@ func (p *prompt) render(st styles, w int) []string {
 			mark = "> "
 		}
 		line := mark + padRight(f.label+":", labelW+1) + v
-		if f.hint != "" {
+		switch {
+		case f.hint == "":
+		case ansi.StringWidth(line)+2+ansi.StringWidth(f.hint) <= w:
 			line += "  " + st.dim.Render(f.hint)
+		default:
+			// Under the value, wrapped whole, rather than cut.
+			out = append(out, line)
+			indent := strings.Repeat(" ", 2+labelW+1)
+			lines := wordWrap(f.hint, max(10, w-len(indent)))
+			for _, l := range lines[:len(lines)-1] {
+				out = append(out, indent+st.dim.Render(l))
+			}
+			line = indent + st.dim.Render(lines[len(lines)-1])
 		}
 		out = append(out, line)
 	}

@@ -191,9 +191,14 @@ func scrollKey(msg tea.KeyMsg, k keyMap, top int) int {
 		top -= 10
 	case key.Matches(msg, k.Home):
 		top = 0
+	case key.Matches(msg, k.End):
+		top = scrollEnd // the view's scroll clamps it to its last page
 	}
 	return max(0, top)
 }
+
+// scrollEnd is a first line past any text: End's, clamped by the view.
+const scrollEnd = 1 << 30
 
 // openPartition opens the partitions page of a "topic-3" key, that
 // partition selected.
