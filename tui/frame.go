@@ -69,7 +69,14 @@ func (m Model) body(w, h int) []string {
 		return fitAll([]string{"Connecting to " + orDash(m.opt.Target) + "…"}, w)
 	}
 	mm := m
-	return mm.top().render(mm.env(), w, h)
+	e := mm.env()
+	if e.stale != nil && h > 1 {
+		// Every view says, first, that what it shows is the cluster's
+		// last answer.
+		note := fit(m.st.warn.Render("No answer from the cluster: what follows is its last answer, "+e.stale.age()+"."), w)
+		return append([]string{note}, mm.top().render(e, w, h-1)...)
+	}
+	return mm.top().render(e, w, h)
 }
 
 func (m Model) retryNote() string {
@@ -177,6 +184,14 @@ func (m Model) headerParts() (health, totals []string) {
 		// Said once, here, rather than a "-" left unexplained in
 		// every view.
 		totals = append(totals, st.warn.Render(noAdminNote))
+	}
+	if m.err != nil {
+		// The counts are the cluster's last answer; the rates between
+		// refreshes are unknown.
+		age := (&staleness{since: s.Taken, failedAt: m.failedAt}).age()
+		health = nonEmpty(health)
+		health[0] = age + ": " + health[0]
+		return append([]string{st.bad.Render("unknown now")}, health...), nil
 	}
 	return nonEmpty(health), nonEmpty(totals)
 }

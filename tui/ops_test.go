@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Tests of what an operator trying the TUI for the first time ran into
@@ -186,4 +188,59 @@ func TestOnceUnknownTopicIsAnError(t *testing.T) {
 			t.Errorf("%+v: got %v\n%s", o, err, frame)
 		}
 	}
+}
+
+// TestUnreachableClusterFiguresUnknown: the only broker the TUI can ask
+// stops answering. Nothing it showed is known any more: the broker count,
+// the admin endpoint's state, the clients it throttled, the rates; each
+// says unknown, with how old the last value is, instead of "1 live",
+// ADMIN "ok" and a throttle line as if current.
+func TestUnreachableClusterFiguresUnknown(t *testing.T) {
+	s := throttled()
+	s.Brokers = s.Brokers[:1] // the bootstrap broker alone
+	s.Controller.ID = 1
+	for _, sz := range sizes {
+		name := fmt.Sprintf("unreachable-cluster-%dx%d", sz.w, sz.h)
+		t.Run(name, func(t *testing.T) {
+			m := loadedWith(t, newFake(fakeStep{snap: s}), busyOf(s), Options{View: ViewBrokers}, sz.w, sz.h)
+			down := errors.New("tui: metadata: dial tcp 127.0.0.1:9092: connect: connection refused")
+			m, _ = update(t, m, probeMsg{at: fixedTime.Add(30 * time.Second), results: map[int32]error{1: errors.New("connect: connection refused")}})
+			m, _ = update(t, m, snapshotMsg{err: down, at: fixedTime.Add(35 * time.Second)})
+			frame := m.View()
+			if sz.w >= 100 {
+				for _, want := range []string{"Brokers:                unknown (1 live 35s ago)", "Broker 1 throttled (35s ago, unknown now): produce client-id ingest"} {
+					if !strings.Contains(frame, want) {
+						t.Errorf("frame lacks %q", want)
+					}
+				}
+			}
+			if l := lineWith(frame, "kafka-1.example:9092  "); strings.Contains(l, " ok ") || strings.HasSuffix(l, " ok") || strings.Contains(l, "KiB") {
+				t.Errorf("the broker's row claims a current admin endpoint or rate: %q", l)
+			}
+			if strings.Contains(frame, "rec/s") {
+				t.Errorf("rates shown as current:\n%s", frame)
+			}
+			checkFrame(t, name, frame, sz.w, sz.h)
+		})
+	}
+}
+
+// busyOf is s observed twice, a few records apart, so that it has rates.
+func busyOf(s *Snapshot) []*Snapshot {
+	first := *s
+	first.Taken = s.Taken.Add(-2 * time.Second)
+	first.Topics = append([]Topic(nil), s.Topics...)
+	for ti := range first.Topics {
+		t := &first.Topics[ti]
+		t.Partitions = append([]Partition(nil), t.Partitions...)
+		for pi := range t.Partitions {
+			t.Partitions[pi].HW -= 100
+		}
+	}
+	first.Brokers = append([]Broker(nil), s.Brokers...)
+	first.Brokers[0].Counters = &Counters{BytesIn: 1000, BytesOut: 2000}
+	last := *s
+	last.Brokers = append([]Broker(nil), s.Brokers...)
+	last.Brokers[0].Counters = &Counters{BytesIn: 201000, BytesOut: 402000}
+	return []*Snapshot{&first, &last}
 }
