@@ -14,12 +14,13 @@ import (
 //
 // Semantics follow TopicCommand: with a partition report flag the topic
 // header is not printed, only matching partitions; --topics-with-overrides
-// prints only header lines, and only for topics with overrides.
+// prints only header lines, and only for topics with configs not at their
+// default.
 func RenderDescribe(w io.Writer, descs []TopicDescription, live map[int32]bool, o Options) error {
 	var b strings.Builder
 	for _, d := range descs {
 		if o.TopicsWithOverrides {
-			if len(d.Overrides) > 0 {
+			if len(d.Configs) > 0 {
 				writeHeader(&b, d)
 			}
 			continue
@@ -66,7 +67,7 @@ func writeHeader(b *strings.Builder, d TopicDescription) {
 		fmt.Fprintf(b, "\tTopicId: %s", d.ID.String())
 	}
 	fmt.Fprintf(b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", len(d.Partitions), rf)
-	for i, c := range d.Overrides {
+	for i, c := range d.Configs {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -385,7 +385,7 @@ func TestRenderDescribeFilters(t *testing.T) {
 	descs := []TopicDescription{
 		{
 			Name: "a", ID: [16]byte{1, 2, 3}, MinISR: 2,
-			Overrides: []ConfigEntry{{Name: "min.insync.replicas", Value: v("2")}},
+			Configs: []ConfigEntry{{Name: "min.insync.replicas", Value: v("2")}},
 			Partitions: []PartitionDescription{
 				{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}},
 				{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 1}},
