@@ -43,6 +43,7 @@ type Broker struct {
 	store     meta.Store
 	clusterID string
 	logs      *storage.Manager
+	dirLocks  *storage.DirLocks // every log dir's .lock, held from start to stop
 	cache     *clusterview.Cache
 	replicas  *replica.Manager
 	ctl       *controller.Controller
@@ -106,6 +107,14 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	cfg := b.Config()
+	// Every log dir is locked before anything in it is read (the embedded
+	// store lives in the first one): a second process on a live dir stops
+	// here, before it can recover files the running broker has mapped.
+	dirLocks, err := storage.LockLogDirs(cfg.LogDirs)
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	b.dirLocks = dirLocks
 	store, err := b.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -152,6 +161,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		CleanerDedupeLoadFactor: cfg.LogCleanerIoBufferLoadFactor,
 		Logger:                  b.log,
 		OnFlush:                 b.metrics.ObserveFlush,
+		Locks:                   b.dirLocks,
 	})
 	if err != nil {
 		return err
@@ -478,6 +488,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 			if err := b.store.Close(); err != nil {
 				errs = append(errs, err)
 			}
+		}
+		if err := b.dirLocks.Release(); err != nil {
+			errs = append(errs, err)
 		}
 		b.log.Info("broker stopped")
 	})

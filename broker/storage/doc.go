@@ -5,7 +5,7 @@
 // # Directory layout
 //
 // A log dir (log.dirs) holds meta.properties, the per-dir checkpoint files,
-// the clean-shutdown marker and one directory per partition, named
+// the clean-shutdown marker, ".lock" and one directory per partition, named
 // "<topic>-<partition>". A partition directory holds segments named by
 // their base offset in 20 zero-padded digits, plus leader-epoch-checkpoint,
 // partition.metadata and producer snapshots:
@@ -23,6 +23,11 @@
 // place), "<topic>-<p>.<32 hex>-delete" (a deleted partition being
 // removed). All of them are cleaned up on open; a "<base>.log.swap"
 // completes its swap first (see completeSwaps).
+//
+// ".lock" is held with an exclusive flock by the broker using the dir, taken
+// before anything in the dir is read and released after the last log is
+// closed (dirlock.go); it holds the holder's pid, for the error a second
+// process gets. Kafka ignores its content.
 //
 // # Segment files
 //

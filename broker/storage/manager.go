@@ -42,6 +42,14 @@ type ManagerConfig struct {
 	Clock  func() time.Time
 	// OnFlush is every log's OpenOptions.OnFlush.
 	OnFlush func(time.Duration)
+
+	// Locks, if set, are the log dirs' locks, taken by the caller before
+	// anything else read the dirs (the broker takes them before opening
+	// the embedded metadata store, which lives in the first dir); every
+	// dir of LogDirs must be held and the caller releases them after
+	// Shutdown. Nil: OpenManager takes them itself and Shutdown releases
+	// them.
+	Locks *DirLocks
 }
 
 // Manager owns the log directories of a broker: their meta.properties, the
@@ -64,6 +72,9 @@ type Manager struct {
 	bg   sync.WaitGroup
 
 	cleaner *Cleaner
+
+	locks    *DirLocks
+	ownLocks bool // taken by OpenManager, released by Shutdown
 }
 
 // OpenManager creates the log dirs if needed, checks or writes their
@@ -103,36 +114,58 @@ func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error
 	if m.clock == nil {
 		m.clock = time.Now
 	}
+	// Every dir is locked before anything in it is read.
+	m.locks = cfg.Locks
+	if m.locks == nil {
+		locks, err := LockLogDirs(cfg.LogDirs)
+		if err != nil {
+			return nil, err
+		}
+		m.locks, m.ownLocks = locks, true
+	}
+	if err := m.open(ctx); err != nil {
+		for _, l := range m.logs {
+			if l != nil {
+				l.Close()
+			}
+		}
+		if m.ownLocks {
+			m.locks.Release()
+		}
+		return nil, err
+	}
+	m.cleaner = newCleaner(m)
+	return m, nil
+}
+
+func (m *Manager) open(ctx context.Context) error {
 	seen := map[string]bool{}
-	for _, d := range cfg.LogDirs {
+	for _, d := range m.cfg.LogDirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			return nil, fmt.Errorf("storage: log dir %s: %w", d, err)
+			return fmt.Errorf("storage: log dir %s: %w", d, err)
 		}
 		if seen[abs] {
-			return nil, fmt.Errorf("storage: log dir %s is listed twice", abs)
+			return fmt.Errorf("storage: log dir %s is listed twice", abs)
 		}
 		seen[abs] = true
+		if !m.locks.Holds(abs) {
+			return fmt.Errorf("storage: log dir %s is not locked by this broker", abs)
+		}
 		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return nil, fmt.Errorf("storage: create log dir %s: %w", abs, err)
+			return fmt.Errorf("storage: create log dir %s: %w", abs, err)
 		}
 		m.dirs = append(m.dirs, abs)
 	}
 	if err := m.checkMetaProperties(); err != nil {
-		return nil, err
+		return err
 	}
 	for _, d := range m.dirs {
 		if err := m.loadDir(ctx, d); err != nil {
-			for _, l := range m.logs {
-				if l != nil {
-					l.Close()
-				}
-			}
-			return nil, err
+			return err
 		}
 	}
-	m.cleaner = newCleaner(m)
-	return m, nil
+	return nil
 }
 
 // checkMetaProperties reconciles every dir's meta.properties with the
@@ -426,6 +459,11 @@ func (m *Manager) Shutdown() error {
 	m.closed = true
 	if m.cancel != nil {
 		m.cancel()
+	}
+	if m.ownLocks {
+		// Released last: until every log is closed and the marker
+		// written, the dirs are this broker's.
+		defer m.locks.Release()
 	}
 	logs := make(map[partid.TopicPartition]*Log, len(m.logs))
 	for tp, l := range m.logs {
