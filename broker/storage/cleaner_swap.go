@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // cleanerStageHook, when set (tests only), is called at each step of a
@@ -44,7 +45,7 @@ func (l *Log) cleanerStage(stage string) {
 // the offset its sources ended, which is how recovery knows which segments
 // a .swap replaces (completeSwaps).
 func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, cfg *LogConfig, snap *cleanSnapshot, f *batchFilter, writeBuf int) (taken int, err error) {
-	dst, err := createCleanedSegment(l.dir, srcs[0].base, cfg, l.logger)
+	dst, err := createCleanedSegment(l.fs, l.dir, srcs[0].base, cfg, l.logger)
 	if err != nil {
 		return 0, err
 	}
@@ -140,33 +141,33 @@ func groupFits(s *segment, upper int64, cfg *LogConfig, base, size, idx, tidx in
 // .index.cleaned and .timeindex.cleaned, replacing any left by an earlier
 // attempt, with indexes preallocated like an active segment's; a
 // .txnindex.cleaned is created if an aborted transaction is kept.
-func createCleanedSegment(dir string, base int64, cfg *LogConfig, logger *slog.Logger) (*segment, error) {
+func createCleanedSegment(fsys vfs.FS, dir string, base int64, cfg *LogConfig, logger *slog.Logger) (*segment, error) {
 	final := segmentPath(dir, base, logExt)
-	s := &segment{base: base, name: final, logPath: final + cleanedSuffix, logger: logger, next: base}
+	s := &segment{fs: fsys, base: base, name: final, logPath: final + cleanedSuffix, logger: logger, next: base}
 	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
 	s.rollingTs = noTimestamp
 	idxPath, tidxPath := segmentPath(dir, base, indexExt)+cleanedSuffix, segmentPath(dir, base, timeIndexExt)+cleanedSuffix
 	txnPath := segmentPath(dir, base, txnIndexExt) + cleanedSuffix
 	for _, p := range []string{idxPath, tidxPath, txnPath} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("storage: remove stale %s: %w", p, err)
 		}
 	}
-	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := fsys.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", s.logPath, err)
 	}
 	s.log = f
-	if s.offIdx, _, err = openOffsetIndex(idxPath, base); err != nil {
+	if s.offIdx, _, err = openOffsetIndex(fsys, idxPath, base); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if s.timeIdx, _, err = openTimeIndex(tidxPath, base); err != nil {
+	if s.timeIdx, _, err = openTimeIndex(fsys, tidxPath, base); err != nil {
 		s.offIdx.close()
 		f.Close()
 		return nil, err
 	}
-	s.txnIdx = &txnIndex{path: txnPath, name: final, lastOff: -1}
+	s.txnIdx = &txnIndex{fs: fsys, path: txnPath, name: final, lastOff: -1}
 	if err := s.makeWritable(cfg); err != nil {
 		s.removeFiles()
 		return nil, err
@@ -261,7 +262,7 @@ func (w *cleanedWriter) finish(mtime time.Time) error {
 		return err
 	}
 	if !mtime.IsZero() {
-		if err := os.Chtimes(s.logPath, mtime, mtime); err != nil {
+		if err := s.fs.Chtimes(s.logPath, mtime, mtime); err != nil {
 			s.logger.Warn("storage: date cleaned segment", "segment", s.logPath, "err", err)
 		}
 	}
@@ -304,7 +305,7 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 	if err := renameSegmentSuffix(dst, cleanedSuffix, swapSuffix, true); err != nil {
 		return err
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := syncDir(l.fs, l.dir); err != nil {
 		// Not known to be durable: take the commit back so the disk and
 		// the published list cannot disagree after a crash.
 		if uerr := renameSegmentSuffix(dst, swapSuffix, cleanedSuffix, false); uerr != nil {
@@ -340,7 +341,7 @@ func renameSegmentSuffix(s *segment, from, to string, logLast bool) error {
 		if !ok {
 			return fmt.Errorf("storage: %s does not end in %q", s.logPath, from)
 		}
-		if err := os.Rename(s.logPath, p+to); err != nil {
+		if err := s.fs.Rename(s.logPath, p+to); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 		}
 		s.logPath = p + to

@@ -9,20 +9,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // A write that fails part way (ENOSPC) leaves the log exactly as it was:
 // no offset, no bytes, no producer or epoch state; the log stays usable.
 func TestFailedWriteLeavesLogUnchanged(t *testing.T) {
 	dir := partDir(t)
-	l := openTestLog(t, dir, testConfig(), OpenOptions{})
+	// The second write of a .log fails with ENOSPC after half its bytes
+	// reached the file.
+	inj := &vfs.Counter{N: 2, Kinds: []vfs.OpKind{vfs.OpWrite}, Match: vfs.PathContains(logExt), Errno: syscall.ENOSPC}
+	l := openTestLog(t, dir, testConfig(), OpenOptions{FS: vfs.WithErrors(vfs.Default, inj)})
 	mustAppend(t, l, idem(1, 0, 0, 2).bytes(), 0)
 	seg := l.active()
 	sizeBefore := seg.size.Load()
-	seg.writeAt = func(b []byte, off int64) (int, error) {
-		n, _ := seg.log.WriteAt(b[:len(b)/2], off) // half reaches the file
-		return n, syscall.ENOSPC
-	}
 	_, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("err %v, want ENOSPC", err)
@@ -39,7 +40,6 @@ func TestFailedWriteLeavesLogUnchanged(t *testing.T) {
 	if p, _ := l.Producers().Producer(1); p.LastSequence() != 1 {
 		t.Errorf("producer state moved: %+v", p)
 	}
-	seg.writeAt = nil
 	info, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
 	if err != nil || info.FirstOffset != 2 || info.Duplicate {
 		t.Fatalf("retry: %+v, %v", info, err)
@@ -62,13 +62,11 @@ func TestFailedWriteLeavesLogUnchanged(t *testing.T) {
 func TestIndexReservationFailure(t *testing.T) {
 	cfg := testConfig()
 	cfg.IndexIntervalBytes = 0
-	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	inj := &vfs.Counter{N: 1, Kinds: []vfs.OpKind{vfs.OpAllocate}, Errno: syscall.ENOSPC}
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{FS: vfs.WithErrors(vfs.Default, inj)})
 	defer l.Close()
 	mustAppend(t, l, plain(1, 10, 1).bytes(), 0)
-	orig := allocateIndexRange
-	allocateIndexRange = func(*os.File, int64, int64) error { return syscall.ENOSPC }
 	_, err := l.AppendAsLeader(plain(1, 10, 2).bytes(), 0)
-	allocateIndexRange = orig
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("err %v, want ENOSPC", err)
 	}
@@ -194,18 +192,13 @@ func TestFlushMessagesGroupCommit(t *testing.T) {
 
 func testFlushMessagesGroupCommit(t *testing.T, segBytes int64) {
 	var syncs atomic.Int64
-	defer func(orig func(*os.File) error) { syncLogFile = orig }(syncLogFile)
-	syncLogFile = func(f *os.File) error {
-		syncs.Add(1)
-		time.Sleep(2 * time.Millisecond) // a disk's fsync, so appends pile up
-		return f.Sync()
-	}
 	cfg := testConfig()
 	cfg.FlushMessages = 1
 	if segBytes > 0 {
 		cfg.SegmentBytes = segBytes
 	}
-	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	// 2 ms: a disk's fsync, so appends pile up.
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{FS: logSyncCounter(&syncs, 2*time.Millisecond)})
 	defer l.Close()
 	const producers, each = 8, 20
 	var wg sync.WaitGroup

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // EpochEntry records that leader epoch Epoch began at StartOffset.
@@ -24,6 +26,7 @@ const (
 // It is safe for concurrent use.
 type LeaderEpochCache struct {
 	mu      sync.RWMutex
+	fs      vfs.FS
 	path    string // "" keeps the cache in memory only
 	entries []EpochEntry
 	logger  *slog.Logger
@@ -35,14 +38,18 @@ type LeaderEpochCache struct {
 // starting where the next one starts: a leader that was elected again before
 // it appended anything, written by an older kafgo) comes back repaired.
 func OpenLeaderEpochCache(path string, logger *slog.Logger) (*LeaderEpochCache, error) {
+	return openLeaderEpochCache(vfs.Default, path, logger)
+}
+
+func openLeaderEpochCache(fsys vfs.FS, path string, logger *slog.Logger) (*LeaderEpochCache, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &LeaderEpochCache{path: path, logger: logger}
+	c := &LeaderEpochCache{fs: fsys, path: path, logger: logger}
 	if path == "" {
 		return c, nil
 	}
-	entries, err := ReadLeaderEpochCheckpoint(path)
+	entries, err := readLeaderEpochCheckpoint(fsys, path)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +260,7 @@ func (c *LeaderEpochCache) persistLocked() error {
 	if c.path == "" {
 		return nil
 	}
-	if err := WriteLeaderEpochCheckpoint(c.path, c.entries); err != nil {
+	if err := writeFileAtomic(c.fs, c.path, formatLeaderEpochCheckpoint(c.entries)); err != nil {
 		return fmt.Errorf("storage: persist leader epochs: %w", err)
 	}
 	return nil

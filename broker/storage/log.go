@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
+	"kafgo/broker/storage/vfs"
 )
 
 // OpenOptions carries what the log manager knows about a partition
@@ -25,6 +26,9 @@ type OpenOptions struct {
 	// OnFlush, if set, is told how long each flush that synced data took
 	// (Kafka's LogFlushRateAndTimeMs).
 	OnFlush func(time.Duration)
+	// FS is the file system under the log; nil is the operating system's.
+	// Tests put vfs.WithErrors or vfs.NewMem here.
+	FS vfs.FS
 }
 
 // AppendInfo describes a completed append.
@@ -47,9 +51,11 @@ type AppendInfo struct {
 // FileRegion is a byte range of a segment file. Read it with ReadAt or
 // sendfile at Position: the descriptor is shared, so nobody ever seeks it.
 type FileRegion struct {
-	File     *os.File
+	File     *os.File // nil when the log's FS has no descriptors (tests)
 	Position int64
 	Size     int64
+
+	src vfs.File // what File is, for reading inside storage
 }
 
 // ReadInfo is the result of Log.Read.
@@ -71,6 +77,7 @@ type ReadInfo struct {
 // order bytes, index entries, segment size, log end offset, so every offset
 // below the end a reader saw is fully on disk in the page cache.
 type Log struct {
+	fs     vfs.FS
 	dir    string
 	tp     partid.TopicPartition
 	logger *slog.Logger
@@ -271,7 +278,7 @@ func (l *Log) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := syncDir(l.fs, l.dir); err != nil {
 		errs = append(errs, err)
 	}
 	if len(errs) == 0 {
@@ -297,7 +304,7 @@ func (l *Log) Close() error {
 // Delete closes the log and removes its directory.
 func (l *Log) Delete() error {
 	cerr := l.Close()
-	if err := os.RemoveAll(l.dir); err != nil {
+	if err := l.fs.RemoveAll(l.dir); err != nil {
 		return fmt.Errorf("storage: delete %s: %w", l.dir, err)
 	}
 	return cerr

@@ -320,7 +320,7 @@ func (l *Log) rollLocked(newBase int64) (*segment, error) {
 	if old.base == newBase {
 		return old, nil
 	}
-	ns, err := createSegment(l.dir, newBase, l.cfg.Load(), l.nowMs(), l.logger)
+	ns, err := createSegment(l.fs, l.dir, newBase, l.cfg.Load(), l.nowMs(), l.logger)
 	if err != nil {
 		return nil, err
 	}

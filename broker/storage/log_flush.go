@@ -60,7 +60,7 @@ func (l *Log) flushToLocked(target int64) error {
 		}
 	}
 	if dirDirty {
-		if err := syncDir(l.dir); err != nil {
+		if err := syncDir(l.fs, l.dir); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,7 +34,8 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fsys := fsOrDefault(opt.FS)
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", dir, err)
 	}
 	logger := opt.Logger
@@ -47,16 +47,16 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	l := &Log{dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
+	l := &Log{fs: fsys, dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
 	l.gcCond.L = &l.gcMu
 	l.cfg.Store(&cfg)
 	l.highWatermark.Store(-1)
 	l.lastFlushMs.Store(l.nowMs())
-	l.producers = newProducerStateManager(dir, logger)
+	l.producers = newProducerStateManager(l.fs, dir, logger)
 	if err := l.loadTopicID(opt.TopicID); err != nil {
 		return nil, err
 	}
-	if l.epochs, err = OpenLeaderEpochCache(filepath.Join(dir, LeaderEpochCheckpointFile), logger); err != nil {
+	if l.epochs, err = openLeaderEpochCache(fsys, filepath.Join(dir, LeaderEpochCheckpointFile), logger); err != nil {
 		return nil, err
 	}
 	bases, err := l.cleanDirectory()
@@ -72,14 +72,14 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 		return nil, err
 	}
 	for _, b := range bases {
-		s, err := openSegmentFiles(dir, b, logger)
+		s, err := openSegmentFiles(fsys, dir, b, logger)
 		if err != nil {
 			return fail(err)
 		}
 		segs = append(segs, s)
 	}
 	if len(segs) == 0 {
-		s, err := createSegment(dir, max(opt.LogStartOffset, 0), &cfg, l.nowMs(), logger)
+		s, err := createSegment(fsys, dir, max(opt.LogStartOffset, 0), &cfg, l.nowMs(), logger)
 		if err != nil {
 			return fail(err)
 		}
@@ -169,11 +169,11 @@ func (l *Log) closeSegments() {
 // loadTopicID reads partition.metadata and reconciles it with want.
 func (l *Log) loadTopicID(want [16]byte) error {
 	path := filepath.Join(l.dir, PartitionMetadataFile)
-	have, err := ReadPartitionMetadata(path)
+	have, err := readPartitionMetadata(l.fs, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if want != ([16]byte{}) {
-			if err := WritePartitionMetadata(path, want); err != nil {
+			if err := writePartitionMetadata(l.fs, path, want); err != nil {
 				return err
 			}
 		}
@@ -197,7 +197,7 @@ func (l *Log) cleanDirectory() ([]int64, error) {
 	if err := l.completeSwaps(); err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(l.dir)
+	ents, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("storage: list %s: %w", l.dir, err)
 	}
@@ -239,7 +239,7 @@ func (l *Log) cleanDirectory() ([]int64, error) {
 }
 
 func (l *Log) removeLeftover(path string) {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := l.fs.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		l.logger.Warn("storage: cannot remove leftover file", "file", path, "err", err)
 	}
 }
@@ -357,7 +357,7 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 		}
 		prevNext = s.next
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := syncDir(l.fs, l.dir); err != nil {
 		return nil, err
 	}
 	return segs, nil
@@ -375,7 +375,7 @@ func (l *Log) assignTopicID(id [16]byte) error {
 	case id:
 		return nil
 	case [16]byte{}:
-		if err := WritePartitionMetadata(filepath.Join(l.dir, PartitionMetadataFile), id); err != nil {
+		if err := writePartitionMetadata(l.fs, filepath.Join(l.dir, PartitionMetadataFile), id); err != nil {
 			return err
 		}
 		l.topicID = id

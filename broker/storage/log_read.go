@@ -2,6 +2,8 @@ package storage
 
 import (
 	"fmt"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // Read returns whole batches starting with the batch that contains
@@ -84,7 +86,7 @@ func (l *Log) read(startOffset int64, maxBytes int32, maxOffset int64, minOneBat
 			budget = first
 		}
 		stop := s.boundary(pos, min(pos+budget, end), maxOffset, end)
-		info.Regions = []FileRegion{{File: s.log, Position: pos, Size: stop - pos}}
+		info.Regions = []FileRegion{{File: vfs.OSFile(s.log), Position: pos, Size: stop - pos, src: s.log}}
 		info.Size = stop - pos
 		info.FirstOffset = h.BaseOffset
 		upper := leo
@@ -114,9 +116,9 @@ func (l *Log) ReadBytes(startOffset int64, maxBytes int32, maxOffset int64) ([]b
 	buf := make([]byte, info.Size)
 	off := 0
 	for _, r := range info.Regions {
-		n, err := r.File.ReadAt(buf[off:off+int(r.Size)], r.Position)
+		n, err := r.src.ReadAt(buf[off:off+int(r.Size)], r.Position)
 		if n < int(r.Size) {
-			return nil, fmt.Errorf("storage: %s: read %d bytes at byte %d of %s: %w", l.tp, r.Size, r.Position, r.File.Name(), err)
+			return nil, fmt.Errorf("storage: %s: read %d bytes at byte %d of %s: %w", l.tp, r.Size, r.Position, r.src.Name(), err)
 		}
 		off += n
 	}

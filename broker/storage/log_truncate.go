@@ -88,7 +88,7 @@ func (l *Log) truncateFullyAndStartAtLocked(offset int64) error {
 			l.logger.Warn("storage: rename retired segment", "segment", s.logPath, "err", err)
 		}
 	}
-	ns, err := createSegment(l.dir, offset, l.cfg.Load(), l.nowMs(), l.logger)
+	ns, err := createSegment(l.fs, l.dir, offset, l.cfg.Load(), l.nowMs(), l.logger)
 	if err != nil {
 		// Put the old log back as it was; it is still published.
 		for _, s := range old {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/uuid"
 )
 
@@ -43,6 +43,10 @@ type ManagerConfig struct {
 	// OnFlush is every log's OpenOptions.OnFlush.
 	OnFlush func(time.Duration)
 
+	// FS is the file system under the logs; nil is the operating
+	// system's. Log dirs are locked only on the operating system's.
+	FS vfs.FS
+
 	// Locks, if set, are the log dirs' locks, taken by the caller before
 	// anything else read the dirs (the broker takes them before opening
 	// the embedded metadata store, which lives in the first dir); every
@@ -56,6 +60,7 @@ type ManagerConfig struct {
 // partition logs inside them, the per-directory checkpoint files and the
 // background retention, flush and checkpoint tasks.
 type Manager struct {
+	fs        vfs.FS
 	cfg       ManagerConfig
 	dirs      []string
 	logger    *slog.Logger
@@ -107,7 +112,7 @@ func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error
 	if cfg.CheckpointInterval <= 0 {
 		cfg.CheckpointInterval = 60 * time.Second
 	}
-	m := &Manager{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}}
+	m := &Manager{fs: fsOrDefault(cfg.FS), cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}}
 	if m.logger == nil {
 		m.logger = slog.Default()
 	}
@@ -116,7 +121,7 @@ func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error
 	}
 	// Every dir is locked before anything in it is read.
 	m.locks = cfg.Locks
-	if m.locks == nil {
+	if m.locks == nil && vfs.OnDisk(m.fs) {
 		locks, err := LockLogDirs(cfg.LogDirs)
 		if err != nil {
 			return nil, err
@@ -149,10 +154,10 @@ func (m *Manager) open(ctx context.Context) error {
 			return fmt.Errorf("storage: log dir %s is listed twice", abs)
 		}
 		seen[abs] = true
-		if !m.locks.Holds(abs) {
+		if m.locks != nil && !m.locks.Holds(abs) {
 			return fmt.Errorf("storage: log dir %s is not locked by this broker", abs)
 		}
-		if err := os.MkdirAll(abs, 0o755); err != nil {
+		if err := m.fs.MkdirAll(abs, 0o755); err != nil {
 			return fmt.Errorf("storage: create log dir %s: %w", abs, err)
 		}
 		m.dirs = append(m.dirs, abs)
@@ -176,7 +181,7 @@ func (m *Manager) checkMetaProperties() error {
 	var write []string
 	for _, d := range m.dirs {
 		path := filepath.Join(d, MetaPropertiesFile)
-		mp, err := ReadMetaProperties(path)
+		mp, err := readMetaProperties(m.fs, path)
 		if errors.Is(err, fs.ErrNotExist) {
 			write = append(write, d)
 			continue
@@ -207,7 +212,7 @@ func (m *Manager) checkMetaProperties() error {
 	m.clusterID = clusterID
 	for _, d := range write {
 		mp := MetaProperties{BrokerID: m.cfg.BrokerID, ClusterID: clusterID}
-		if err := WriteMetaProperties(filepath.Join(d, MetaPropertiesFile), mp, m.clock()); err != nil {
+		if err := writeMetaProperties(m.fs, filepath.Join(d, MetaPropertiesFile), mp, m.clock()); err != nil {
 			return err
 		}
 	}
@@ -216,16 +221,16 @@ func (m *Manager) checkMetaProperties() error {
 
 // loadDir opens every partition directory of one log dir, in parallel.
 func (m *Manager) loadDir(ctx context.Context, root string) error {
-	clean := fileExists(filepath.Join(root, CleanShutdownFile))
-	rps, err := ReadOffsetCheckpoint(filepath.Join(root, RecoveryPointCheckpointFile))
+	clean := fileExists(m.fs, filepath.Join(root, CleanShutdownFile))
+	rps, err := readOffsetCheckpoint(m.fs, filepath.Join(root, RecoveryPointCheckpointFile))
 	if err != nil {
 		return err
 	}
-	starts, err := ReadOffsetCheckpoint(filepath.Join(root, LogStartOffsetCheckpointFile))
+	starts, err := readOffsetCheckpoint(m.fs, filepath.Join(root, LogStartOffsetCheckpointFile))
 	if err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(root)
+	ents, err := m.fs.ReadDir(root)
 	if err != nil {
 		return fmt.Errorf("storage: list log dir %s: %w", root, err)
 	}
@@ -280,6 +285,7 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 					Clock:          m.clock,
 					Logger:         m.logger,
 					OnFlush:        m.cfg.OnFlush,
+					FS:             m.fs,
 				})
 			}
 		}()
@@ -316,18 +322,21 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 		m.logs[j.tp] = results[i]
 	}
 	if clean {
-		if err := os.Remove(filepath.Join(root, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := m.fs.Remove(filepath.Join(root, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("storage: remove clean shutdown marker in %s: %w", root, err)
 		}
-		if err := syncDir(root); err != nil {
+		if err := syncDir(m.fs, root); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
+// fileExists reports whether path exists; an error other than "does not
+// exist" counts as absent, which for the clean-shutdown marker means a
+// recovery rather than trusting what could not be read.
+func fileExists(fsys vfs.FS, path string) bool {
+	_, err := fsys.Stat(path)
 	return err == nil
 }
 
@@ -336,7 +345,7 @@ func (m *Manager) removeAsync(path string) {
 	m.bg.Add(1)
 	go func() {
 		defer m.bg.Done()
-		if err := os.RemoveAll(path); err != nil {
+		if err := m.fs.RemoveAll(path); err != nil {
 			m.logger.Warn("storage: remove deleted partition directory", "dir", path, "err", err)
 		}
 	}()
@@ -403,12 +412,12 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 		}
 	}
 	l, err := OpenLog(filepath.Join(root, tp.String()), cfg, OpenOptions{
-		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush,
+		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush, FS: m.fs,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := syncDir(root); err != nil {
+	if err := syncDir(m.fs, root); err != nil {
 		l.Close()
 		return nil, err
 	}
@@ -436,10 +445,10 @@ func (m *Manager) DeleteLog(tp partid.TopicPartition) error {
 	}
 	root := filepath.Dir(l.Dir())
 	dst := filepath.Join(root, tp.String()+"."+hex.EncodeToString(id[:])+deleteDirMark)
-	if err := os.Rename(l.Dir(), dst); err != nil {
+	if err := m.fs.Rename(l.Dir(), dst); err != nil {
 		return fmt.Errorf("storage: rename %s for deletion: %w", l.Dir(), err)
 	}
-	if err := syncDir(root); err != nil {
+	if err := syncDir(m.fs, root); err != nil {
 		return err
 	}
 	m.removeAsync(dst)
@@ -500,7 +509,7 @@ func (m *Manager) Shutdown() error {
 		if failed[d] {
 			continue
 		}
-		if err := writeFileAtomic(filepath.Join(d, CleanShutdownFile), nil); err != nil {
+		if err := writeFileAtomic(m.fs, filepath.Join(d, CleanShutdownFile), nil); err != nil {
 			errs = append(errs, err)
 		}
 	}

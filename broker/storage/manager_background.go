@@ -90,10 +90,10 @@ func (m *Manager) writeCheckpoints(logs map[partid.TopicPartition]*Log) error {
 	defer m.cpMu.Unlock()
 	var errs []error
 	for _, d := range m.dirs {
-		if err := WriteOffsetCheckpoint(filepath.Join(d, RecoveryPointCheckpointFile), rps[d]); err != nil {
+		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, RecoveryPointCheckpointFile), rps[d]); err != nil {
 			errs = append(errs, err)
 		}
-		if err := WriteOffsetCheckpoint(filepath.Join(d, LogStartOffsetCheckpointFile), starts[d]); err != nil {
+		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, LogStartOffsetCheckpointFile), starts[d]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -119,7 +119,7 @@ func (m *Manager) WriteHighWatermarks(hw map[partid.TopicPartition]int64) error 
 	defer m.cpMu.Unlock()
 	var errs []error
 	for _, d := range m.dirs {
-		if err := WriteOffsetCheckpoint(filepath.Join(d, ReplicationOffsetCheckpointFile), byDir[d]); err != nil {
+		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, ReplicationOffsetCheckpointFile), byDir[d]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -130,7 +130,7 @@ func (m *Manager) WriteHighWatermarks(hw map[partid.TopicPartition]int64) error 
 func (m *Manager) ReadHighWatermarks() (map[partid.TopicPartition]int64, error) {
 	out := map[partid.TopicPartition]int64{}
 	for _, d := range m.dirs {
-		hw, err := ReadOffsetCheckpoint(filepath.Join(d, ReplicationOffsetCheckpointFile))
+		hw, err := readOffsetCheckpoint(m.fs, filepath.Join(d, ReplicationOffsetCheckpointFile))
 		if err != nil {
 			return nil, err
 		}

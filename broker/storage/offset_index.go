@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"kafgo/broker/storage/vfs"
 )
 
 const offsetEntrySize = 8
@@ -18,8 +20,8 @@ type offsetIndex struct {
 	base int64
 }
 
-func openOffsetIndex(path string, base int64) (*offsetIndex, bool, error) {
-	f, bad, err := openIndexFile(path, offsetEntrySize)
+func openOffsetIndex(fsys vfs.FS, path string, base int64) (*offsetIndex, bool, error) {
+	f, bad, err := openIndexFile(fsys, path, offsetEntrySize)
 	if err != nil {
 		return nil, false, err
 	}
@@ -28,13 +30,9 @@ func openOffsetIndex(path string, base int64) (*offsetIndex, bool, error) {
 
 // entryLocked decodes entry i; the caller holds mu (shared) and i < n.
 func (x *offsetIndex) entryLocked(i int64) (offset, pos int64) {
-	b := x.mm[i*offsetEntrySize:]
+	b := x.data[i*offsetEntrySize:]
 	return x.base + int64(int32(binary.BigEndian.Uint32(b))), int64(int32(binary.BigEndian.Uint32(b[4:])))
 }
-
-// count returns the entries a reader may use: the published count, bounded
-// by the mapping (which a failed resize may have dropped).
-func (x *offsetIndex) countLocked() int64 { return min(x.n.Load(), x.cap) }
 
 // lookup returns the greatest entry with offset <= target whose position is
 // below end (entries beyond what a reader may read are ignored), or (base, 0)
@@ -117,8 +115,7 @@ func (x *offsetIndex) append(offset, pos int64) error {
 	var e [offsetEntrySize]byte
 	binary.BigEndian.PutUint32(e[:], uint32(rel))
 	binary.BigEndian.PutUint32(e[4:], uint32(pos))
-	x.appendEntry(e[:])
-	return nil
+	return x.appendEntry(e[:])
 }
 
 // truncateTo drops the entries with offset >= offset.

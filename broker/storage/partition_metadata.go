@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/uuid"
 )
 
@@ -17,7 +18,11 @@ import (
 // ReadPartitionMetadata returns the topic id stored in a partition.metadata
 // file. A missing file is an error wrapping fs.ErrNotExist.
 func ReadPartitionMetadata(path string) ([16]byte, error) {
-	data, err := readSmallFile(path, 4096)
+	return readPartitionMetadata(vfs.Default, path)
+}
+
+func readPartitionMetadata(fsys vfs.FS, path string) ([16]byte, error) {
+	data, err := readSmallFile(fsys, path, 4096)
 	if err != nil {
 		return [16]byte{}, err
 	}
@@ -57,7 +62,11 @@ func parsePartitionMetadata(path string, data []byte) ([16]byte, error) {
 
 // WritePartitionMetadata atomically writes partition.metadata for topicID.
 func WritePartitionMetadata(path string, topicID [16]byte) error {
-	return writeFileAtomic(path, formatPartitionMetadata(topicID))
+	return writeFileAtomic(vfs.Default, path, formatPartitionMetadata(topicID))
+}
+
+func writePartitionMetadata(fsys vfs.FS, path string, topicID [16]byte) error {
+	return writeFileAtomic(fsys, path, formatPartitionMetadata(topicID))
 }
 
 func formatPartitionMetadata(topicID [16]byte) []byte {

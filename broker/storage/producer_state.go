@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // producerBatchesToRetain is Kafka's NumBatchesToRetain: the dedup window,
@@ -149,6 +150,7 @@ func (p *ProducerState) checkEpoch(h *record.BatchHeader) error {
 // mutates it under its own lock; the read methods are safe for concurrent
 // use.
 type ProducerStateManager struct {
+	fs     vfs.FS
 	dir    string
 	logger *slog.Logger
 
@@ -158,8 +160,8 @@ type ProducerStateManager struct {
 	mapEnd    int64 // the state reflects every batch below this offset
 }
 
-func newProducerStateManager(dir string, logger *slog.Logger) *ProducerStateManager {
-	return &ProducerStateManager{dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
+func newProducerStateManager(fsys vfs.FS, dir string, logger *slog.Logger) *ProducerStateManager {
+	return &ProducerStateManager{fs: fsys, dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
 }
 
 // Producer returns a copy of one producer's state.

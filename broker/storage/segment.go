@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // segment is one .log file with its .index, .timeindex and, once a
@@ -24,10 +25,11 @@ import (
 // and index entries of an append are in place, so a reader never meets a
 // half-written batch.
 type segment struct {
+	fs      vfs.FS
 	base    int64
 	name    string // the .log path at open, for readers' error messages
 	logPath string // current path of the .log (renamed .deleted); writer only
-	log     *os.File
+	log     vfs.File
 	offIdx  *offsetIndex
 	timeIdx *timeIndex
 	txnIdx  *txnIndex
@@ -51,25 +53,22 @@ type segment struct {
 	statMu   sync.Mutex
 	maxTs    int64 // published copies of maxTsW/maxTsOffW, for readers
 	maxTsOff int64
-
-	// writeAt is a seam for fault-injection tests; nil means log.WriteAt.
-	writeAt func(b []byte, off int64) (int, error)
 }
 
 // createSegment makes the files of a new, empty segment with preallocated
 // indexes. An existing non-empty .log at that name is an error: it would
 // mean two segments claim the same offsets.
-func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *slog.Logger) (*segment, error) {
+func createSegment(fsys vfs.FS, dir string, base int64, cfg *LogConfig, nowMs int64, logger *slog.Logger) (*segment, error) {
 	logPath := segmentPath(dir, base, logExt)
-	if st, err := os.Stat(logPath); err == nil && st.Size() > 0 {
+	if st, err := fsys.Stat(logPath); err == nil && st.Size() > 0 {
 		return nil, fmt.Errorf("storage: create segment %s: a non-empty file exists", logPath)
 	}
 	for _, ext := range []string{indexExt, timeIndexExt, txnIndexExt} {
-		if err := os.Remove(segmentPath(dir, base, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(segmentPath(dir, base, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("storage: remove stale %s: %w", segmentPath(dir, base, ext), err)
 		}
 	}
-	s, err := openSegmentFiles(dir, base, logger)
+	s, err := openSegmentFiles(fsys, dir, base, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +87,12 @@ func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *
 // openSegmentFiles opens (creating if needed) the three files of a segment,
 // and its transaction index if it has one. The indexes are not validated
 // here; the loader decides.
-func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, error) {
-	s := &segment{base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
+func openSegmentFiles(fsys vfs.FS, dir string, base int64, logger *slog.Logger) (*segment, error) {
+	s := &segment{fs: fsys, base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
 	s.name = s.logPath
 	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
 	s.rollingTs = noTimestamp
-	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := fsys.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open segment %s: %w", s.logPath, err)
 	}
@@ -109,22 +108,22 @@ func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, er
 	}
 	s.size.Store(st.Size())
 	for _, ext := range []string{indexExt, timeIndexExt} {
-		if _, err := os.Stat(segmentPath(dir, base, ext)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := fsys.Stat(segmentPath(dir, base, ext)); errors.Is(err, fs.ErrNotExist) {
 			s.indexMissing = true
 		}
 	}
 	var bad1, bad2 bool
-	if s.offIdx, bad1, err = openOffsetIndex(segmentPath(dir, base, indexExt), base); err != nil {
+	if s.offIdx, bad1, err = openOffsetIndex(fsys, segmentPath(dir, base, indexExt), base); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if s.timeIdx, bad2, err = openTimeIndex(segmentPath(dir, base, timeIndexExt), base); err != nil {
+	if s.timeIdx, bad2, err = openTimeIndex(fsys, segmentPath(dir, base, timeIndexExt), base); err != nil {
 		s.offIdx.close()
 		f.Close()
 		return nil, err
 	}
 	s.indexBadLength = bad1 || bad2
-	if s.txnIdx, err = openTxnIndex(segmentPath(dir, base, txnIndexExt)); err != nil {
+	if s.txnIdx, err = openTxnIndex(fsys, segmentPath(dir, base, txnIndexExt)); err != nil {
 		s.timeIdx.close()
 		s.offIdx.close()
 		f.Close()
@@ -243,11 +242,7 @@ func (s *segment) append(data []byte, largestOffset, largestTs, offsetOfLargestT
 // writeData writes b at off; on any failure the file is cut back to off, so a
 // partial write never stays behind what the segment has published.
 func (s *segment) writeData(b []byte, off int64) error {
-	w := s.writeAt
-	if w == nil {
-		w = s.log.WriteAt
-	}
-	n, err := w(b, off)
+	n, err := s.log.WriteAt(b, off)
 	if err == nil && n != len(b) {
 		err = io.ErrShortWrite
 	}
@@ -325,12 +320,8 @@ func (s *segment) boundary(from, limit, maxOffset, end int64) int64 {
 	return p
 }
 
-// syncLogFile makes a segment's .log durable (fdatasync on Linux); a
-// variable so tests can count and slow the syncs.
-var syncLogFile = dataSync
-
 func (s *segment) flush() error {
-	if err := syncLogFile(s.log); err != nil {
+	if err := s.log.DataSync(); err != nil {
 		return fmt.Errorf("storage: fsync %s: %w", s.logPath, err)
 	}
 	if err := s.offIdx.sync(); err != nil {
@@ -346,7 +337,7 @@ func (s *segment) flush() error {
 // Open descriptors and mappings keep working, which is what lets in-flight
 // readers finish after retention removed the segment.
 func (s *segment) renameSuffix(suffix string) error {
-	if err := os.Rename(s.logPath, s.logPath+suffix); err != nil {
+	if err := s.fs.Rename(s.logPath, s.logPath+suffix); err != nil {
 		return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 	}
 	s.logPath += suffix
@@ -374,7 +365,7 @@ func (s *segment) stripSuffix(suffix string) error {
 		}
 	}
 	if p, ok := strings.CutSuffix(s.logPath, suffix); ok {
-		if err := os.Rename(s.logPath, p); err != nil {
+		if err := s.fs.Rename(s.logPath, p); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 		}
 		s.logPath = p
@@ -387,7 +378,7 @@ func (s *segment) removeFiles() error {
 	cerr := s.close()
 	var errs []error
 	for _, p := range []string{s.logPath, s.offIdx.filePath(), s.timeIdx.filePath()} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.fs.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("storage: remove %s: %w", p, err))
 		}
 	}

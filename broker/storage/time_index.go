@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"kafgo/broker/storage/vfs"
 )
 
 const timeEntrySize = 12
@@ -21,8 +23,8 @@ type timeIndex struct {
 	base int64
 }
 
-func openTimeIndex(path string, base int64) (*timeIndex, bool, error) {
-	f, bad, err := openIndexFile(path, timeEntrySize)
+func openTimeIndex(fsys vfs.FS, path string, base int64) (*timeIndex, bool, error) {
+	f, bad, err := openIndexFile(fsys, path, timeEntrySize)
 	if err != nil {
 		return nil, false, err
 	}
@@ -30,11 +32,9 @@ func openTimeIndex(path string, base int64) (*timeIndex, bool, error) {
 }
 
 func (x *timeIndex) entryLocked(i int64) (ts, offset int64) {
-	b := x.mm[i*timeEntrySize:]
+	b := x.data[i*timeEntrySize:]
 	return int64(binary.BigEndian.Uint64(b)), x.base + int64(int32(binary.BigEndian.Uint32(b[8:])))
 }
-
-func (x *timeIndex) countLocked() int64 { return min(x.n.Load(), x.cap) }
 
 // full reserves the last slot for the entry forced on roll, as Kafka's
 // TimeIndex.isFull does.
@@ -109,8 +109,7 @@ func (x *timeIndex) maybeAppend(ts, offset int64, skipFullCheck bool) error {
 	var e [timeEntrySize]byte
 	binary.BigEndian.PutUint64(e[:], uint64(ts))
 	binary.BigEndian.PutUint32(e[8:], uint32(rel))
-	x.appendEntry(e[:])
-	return nil
+	return x.appendEntry(e[:])
 }
 
 // truncateTo drops the entries with offset >= offset.
