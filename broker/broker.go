@@ -254,6 +254,8 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
 	b.logs.Start(runCtx)
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); b.watchLogDirs(runCtx) }()
 	b.replicas.Start()
 	b.groups.Start()
 	b.txns.Start()

@@ -18,6 +18,7 @@ import (
 	"kafgo/broker/record"
 	"kafgo/broker/sasl"
 	"kafgo/broker/storage"
+	"kafgo/broker/storage/vfs"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
 	"kafgo/internal/uuid"
@@ -30,7 +31,11 @@ var sentinels = []struct {
 	err  error
 	code *kerr.Error
 }{
-	// The log.
+	// The log. A failed log dir comes first: its error also carries the
+	// I/O error's cause.
+	{storage.ErrStorage, kerr.KafkaStorageError},
+	// A fault injected under the log by a test: an I/O error.
+	{vfs.ErrInjected, kerr.KafkaStorageError},
 	{storage.ErrOffsetOutOfRange, kerr.OffsetOutOfRange},
 	{storage.ErrInvalidBatch, kerr.CorruptMessage},
 	{storage.ErrBatchTooLarge, kerr.RecordListTooLarge},
@@ -51,6 +56,7 @@ var sentinels = []struct {
 	{storage.ErrOffsetsOutOfOrder, kerr.UnknownServerError},
 	{storage.ErrInconsistentBrokerID, kerr.UnknownServerError},
 	{storage.ErrInconsistentClusterID, kerr.UnknownServerError},
+	{storage.ErrLogDirLocked, kerr.UnknownServerError},
 
 	// Record batches.
 	{record.ErrCorrupt, kerr.CorruptMessage},

@@ -27,6 +27,7 @@ import (
 	"kafgo/broker/record"
 	"kafgo/broker/sasl"
 	"kafgo/broker/storage"
+	"kafgo/broker/storage/vfs"
 	"kafgo/broker/txn/txnrec"
 	"kafgo/broker/wire"
 )
@@ -40,6 +41,9 @@ var sentinelCodes = []struct {
 	err  error
 	want *kerr.Error
 }{
+	{"storage.ErrStorage", storage.ErrStorage, kerr.KafkaStorageError},
+	{"vfs.ErrInjected", vfs.ErrInjected, kerr.KafkaStorageError},
+	{"storage.ErrLogDirLocked", storage.ErrLogDirLocked, kerr.UnknownServerError},
 	{"storage.ErrOffsetOutOfRange", storage.ErrOffsetOutOfRange, kerr.OffsetOutOfRange},
 	{"storage.ErrInvalidBatch", storage.ErrInvalidBatch, kerr.CorruptMessage},
 	{"storage.ErrBatchTooLarge", storage.ErrBatchTooLarge, kerr.RecordListTooLarge},

@@ -67,7 +67,7 @@ func (l *Log) cleanSnapshotLocked() cleanSnapshot {
 func (l *Log) beginClean() (cleanSnapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return cleanSnapshot{}, err
 	}
 	l.bg.Add(1)

@@ -257,7 +257,9 @@ func (w *cleanedWriter) finish(mtime time.Time) error {
 	s.next = w.next
 	s.maxTsW, s.maxTsOffW = w.maxTs, w.maxTsOff
 	s.publishStats()
-	s.seal()
+	if err := s.seal(); err != nil {
+		return err
+	}
 	if err := s.flush(); err != nil {
 		return err
 	}
@@ -315,7 +317,9 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 	}
 	l.cleanerStage("swap")
 	l.publishSegments(slices.Concat(cur[:i], []*segment{dst}, cur[i+len(g):]))
-	l.retireSegmentsLocked(g)
+	if err := l.retireSegmentsLocked(g); err != nil {
+		return err
+	}
 	l.dirDirty = true
 	l.cleanerStage("retired")
 	if !strings.HasSuffix(g[0].logPath, deletedSuffix) || !strings.HasSuffix(g[0].offIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].timeIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].txnIdx.path, deletedSuffix) {
@@ -326,7 +330,8 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 		return nil
 	}
 	if err := renameSegmentSuffix(dst, swapSuffix, "", false); err != nil {
-		l.logger.Warn("storage: rename swapped segment; the next open completes it", "segment", dst.logPath, "err", err)
+		// The next open completes the swap; until then the dir is failed.
+		return err
 	}
 	l.cleanerStage("done")
 	return nil

@@ -112,8 +112,13 @@
 //     reader takes no lock and reads below the published log end offset and
 //     segment size, which are stored only after an append's bytes and index
 //     entries are complete. A reader never sees a torn batch.
-//   - A write that fails is cut back and nothing is published: the log is as
-//     before and stays usable.
+//   - A write that fails is cut back and nothing is published. Any I/O
+//     error (write, fsync, truncate, rename, index, checkpoint, read) is
+//     fail-stop: the log dir goes offline, every log in it refuses further
+//     work with ErrStorage, a failed fsync is never retried, and the failure
+//     is reported once on Manager.DirFailures (log_failure.go).
+//   - All file access goes through a vfs.FS (package vfs), so tests inject
+//     errors and power loss under the log.
 //   - The recovery point only covers fsynced data. It advances on Flush,
 //     flush.messages, flush.ms, and in the background after each roll.
 //   - On an unclean open every segment from the one holding the recovery

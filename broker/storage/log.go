@@ -29,6 +29,10 @@ type OpenOptions struct {
 	// FS is the file system under the log; nil is the operating system's.
 	// Tests put vfs.WithErrors or vfs.NewMem here.
 	FS vfs.FS
+
+	// health is the log dir's, shared with the other logs of the dir
+	// (the manager's); nil gives the log one of its own.
+	health *dirHealth
 }
 
 // AppendInfo describes a completed append.
@@ -78,6 +82,7 @@ type ReadInfo struct {
 // below the end a reader saw is fully on disk in the page cache.
 type Log struct {
 	fs     vfs.FS
+	health *dirHealth // the log dir's: its first I/O error fails every log in it
 	dir    string
 	tp     partid.TopicPartition
 	logger *slog.Logger
@@ -265,10 +270,22 @@ func (l *Log) Close() error {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.Err(); err != nil {
+		// Nothing is synced or written on a failed dir (a sync retried
+		// after a failed one proves nothing); the next start recovers
+		// from the recovery point.
+		for _, s := range l.segments() {
+			s.close()
+		}
+		l.finishPendingDeletes()
+		return err
+	}
 	var errs []error
 	segs := l.segments()
 	leo := l.leo.Load()
-	segs[len(segs)-1].seal()
+	if err := segs[len(segs)-1].seal(); err != nil {
+		errs = append(errs, err)
+	}
 	rp := l.recoveryPoint.Load()
 	for i, s := range segs {
 		if i+1 < len(segs) && segs[i+1].base <= rp {
@@ -296,7 +313,7 @@ func (l *Log) Close() error {
 	}
 	l.finishPendingDeletes()
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("storage: close %s: %w", l.tp, err)
+		return l.fail(fmt.Errorf("storage: close %s: %w", l.tp, err))
 	}
 	return nil
 }
@@ -315,4 +332,12 @@ func (l *Log) checkOpenLocked() error {
 		return fmt.Errorf("storage: log %s: %w", l.tp, ErrClosed)
 	}
 	return nil
+}
+
+// checkUsableLocked refuses an operation on a closed log or a failed dir.
+func (l *Log) checkUsableLocked() error {
+	if err := l.checkOpenLocked(); err != nil {
+		return err
+	}
+	return l.Err()
 }

@@ -47,7 +47,11 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	l := &Log{fs: fsys, dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
+	health := opt.health
+	if health == nil {
+		health = newDirHealth(filepath.Dir(dir), nil)
+	}
+	l := &Log{fs: fsys, health: health, dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
 	l.gcCond.L = &l.gcMu
 	l.cfg.Store(&cfg)
 	l.highWatermark.Store(-1)
@@ -295,7 +299,7 @@ func (l *Log) checkOrRebuild(s *segment, cfg *LogConfig, upper int64, active boo
 		return err
 	}
 	if !active {
-		s.seal()
+		return s.seal()
 	}
 	return nil
 }
@@ -353,7 +357,9 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 			break
 		}
 		if i+1 < len(segs) {
-			s.seal()
+			if err := s.seal(); err != nil {
+				return nil, err
+			}
 		}
 		prevNext = s.next
 	}

@@ -42,7 +42,11 @@ func (l *Log) ReadCommitted(startOffset int64, maxBytes int32, maxOffset int64, 
 // below upper. The scan starts in the segment holding from and stops at
 // the first entry whose LSO reaches upper. The result is never nil.
 func (l *Log) AbortedTransactions(from, upper int64) ([]AbortedTxn, error) {
-	return collectAborted(l.segments(), from, upper)
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	out, err := collectAborted(l.segments(), from, upper)
+	return out, l.fail(err)
 }
 
 // read is Read; with wantUpper it also returns the upper bound of what it
@@ -50,6 +54,14 @@ func (l *Log) AbortedTransactions(from, upper int64) ([]AbortedTxn, error) {
 // when the data ends its segment, the next segment's base or the log end
 // (one more header read, so only read_committed fetches pay it).
 func (l *Log) read(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch, wantUpper bool) (ReadInfo, int64, error) {
+	if err := l.Err(); err != nil {
+		return ReadInfo{FirstOffset: startOffset, LogStartOffset: l.logStart.Load(), LogEndOffset: l.leo.Load()}, -1, err
+	}
+	info, upper, err := l.readSegments(startOffset, maxBytes, maxOffset, minOneBatch, wantUpper)
+	return info, upper, l.fail(err)
+}
+
+func (l *Log) readSegments(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch, wantUpper bool) (ReadInfo, int64, error) {
 	leo := l.leo.Load()
 	ls := l.logStart.Load()
 	info := ReadInfo{FirstOffset: startOffset, LogStartOffset: ls, LogEndOffset: leo}
@@ -118,7 +130,7 @@ func (l *Log) ReadBytes(startOffset int64, maxBytes int32, maxOffset int64) ([]b
 	for _, r := range info.Regions {
 		n, err := r.src.ReadAt(buf[off:off+int(r.Size)], r.Position)
 		if n < int(r.Size) {
-			return nil, fmt.Errorf("storage: %s: read %d bytes at byte %d of %s: %w", l.tp, r.Size, r.Position, r.src.Name(), err)
+			return nil, l.fail(fmt.Errorf("storage: %s: read %d bytes at byte %d of %s: %w", l.tp, r.Size, r.Position, r.src.Name(), err))
 		}
 		off += n
 	}

@@ -20,9 +20,14 @@ import (
 // files removed after file.delete.delay.ms, so readers holding their regions
 // keep working meanwhile.
 func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
+	n, err := l.deleteRetainedSegments()
+	return n, l.fail(err)
+}
+
+func (l *Log) deleteRetainedSegments() (deleted int, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return 0, err
 	}
 	cfg := l.cfg.Load()
@@ -73,7 +78,9 @@ func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
 	}
 	l.publishSegments(slices.Clone(segs[n:]))
 	l.logger.Info("storage: deleting segments by retention", "count", n, "log_start", l.logStart.Load())
-	l.retireSegmentsLocked(segs[:n])
+	if err := l.retireSegmentsLocked(segs[:n]); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return n, fmt.Errorf("storage: %s: retention: %w", l.tp, err)
 	}
@@ -81,18 +88,21 @@ func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
 }
 
 // retireSegmentsLocked renames segments already unpublished to *.deleted and
-// schedules their removal.
-func (l *Log) retireSegmentsLocked(segs []*segment) {
+// schedules their removal. A rename that fails is an I/O error for the
+// caller to fail on (the segments are unpublished all the same).
+func (l *Log) retireSegmentsLocked(segs []*segment) error {
+	var errs []error
 	for _, s := range segs {
 		s.deleted.Store(true)
 		if err := s.renameSuffix(deletedSuffix); err != nil {
-			l.logger.Warn("storage: rename retired segment", "segment", s.logPath, "err", err)
+			errs = append(errs, err)
 		}
 		l.scheduleDelete(s)
 	}
 	if len(segs) > 0 {
 		l.dirDirty = true
 	}
+	return errors.Join(errs...)
 }
 
 // scheduleDelete closes and removes s after file.delete.delay.ms. Whoever
@@ -116,6 +126,7 @@ func (l *Log) scheduleDelete(s *segment) {
 		defer l.deleters.Done()
 		if err := s.removeFiles(); err != nil {
 			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
+			l.fail(err)
 		}
 	})
 }

@@ -80,6 +80,9 @@ type Manager struct {
 
 	locks    *DirLocks
 	ownLocks bool // taken by OpenManager, released by Shutdown
+
+	health   map[string]*dirHealth // by dir, fixed after open
+	failures chan DirFailure       // DirFailures; one slot per dir, so never full
 }
 
 // OpenManager creates the log dirs if needed, checks or writes their
@@ -112,7 +115,7 @@ func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error
 	if cfg.CheckpointInterval <= 0 {
 		cfg.CheckpointInterval = 60 * time.Second
 	}
-	m := &Manager{fs: fsOrDefault(cfg.FS), cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}}
+	m := &Manager{fs: fsOrDefault(cfg.FS), cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}, health: map[string]*dirHealth{}}
 	if m.logger == nil {
 		m.logger = slog.Default()
 	}
@@ -161,7 +164,9 @@ func (m *Manager) open(ctx context.Context) error {
 			return fmt.Errorf("storage: create log dir %s: %w", abs, err)
 		}
 		m.dirs = append(m.dirs, abs)
+		m.health[abs] = newDirHealth(abs, m.reportDirFailure)
 	}
+	m.failures = make(chan DirFailure, len(m.dirs))
 	if err := m.checkMetaProperties(); err != nil {
 		return err
 	}
@@ -286,6 +291,7 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 					Logger:         m.logger,
 					OnFlush:        m.cfg.OnFlush,
 					FS:             m.fs,
+					health:         m.health[root],
 				})
 			}
 		}()
@@ -388,7 +394,7 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 	}
 	if l, ok := m.logs[tp]; ok {
 		if err := l.assignTopicID(topicID); err != nil {
-			return nil, err
+			return nil, l.fail(err)
 		}
 		// A log loaded at startup has the broker defaults; the caller
 		// knows the topic's config (compaction, retention).
@@ -401,28 +407,131 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 	if tp.Partition < 0 {
 		return nil, fmt.Errorf("storage: partition %d of %s is negative", tp.Partition, tp.Topic)
 	}
+	// Kafka's rule: the live dir holding the fewest partitions (ties: the
+	// first listed).
 	counts := map[string]int{}
 	for _, l := range m.logs {
-		counts[filepath.Dir(l.Dir())]++
+		if l != nil {
+			counts[filepath.Dir(l.Dir())]++
+		}
 	}
-	root := m.dirs[0]
-	for _, d := range m.dirs[1:] {
-		if counts[d] < counts[root] {
+	root := ""
+	for _, d := range m.dirs {
+		if m.health[d].failure() == nil && (root == "" || counts[d] < counts[root]) {
 			root = d
 		}
 	}
-	l, err := OpenLog(filepath.Join(root, tp.String()), cfg, OpenOptions{
-		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush, FS: m.fs,
-	})
-	if err != nil {
-		return nil, err
+	if root == "" {
+		return nil, fmt.Errorf("storage: cannot create the log of %s: every log dir is offline: %w", tp, ErrStorage)
 	}
-	if err := syncDir(m.fs, root); err != nil {
-		l.Close()
-		return nil, err
+	dir := filepath.Join(root, tp.String())
+	_, statErr := m.fs.Stat(dir)
+	existed := statErr == nil
+	l, err := OpenLog(dir, cfg, OpenOptions{
+		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush, FS: m.fs,
+		health: m.health[root],
+	})
+	if err == nil {
+		if err = syncDir(m.fs, root); err != nil {
+			l.Close()
+		}
+	}
+	if err != nil {
+		// Nothing half-created stays behind: the caller refuses the
+		// partition, and a later attempt starts from nothing.
+		if !existed {
+			if rerr := m.fs.RemoveAll(dir); rerr != nil {
+				m.logger.Warn("storage: cannot remove the directory of a log that could not be created", "dir", dir, "err", rerr)
+			}
+		}
+		return nil, m.failDirOn(root, fmt.Errorf("storage: create the log of %s in %s: %w", tp, root, err))
 	}
 	m.logs[tp] = l
 	return l, nil
+}
+
+// DirFailures reports each log dir that goes offline, once, with its first
+// I/O error (Kafka's LogDirFailureChannel). The channel has a slot per dir,
+// so storage never blocks on it; it is never closed. From the moment of the
+// failure every log in the dir fails its operations with ErrStorage; the
+// receiver decides what the broker does about it (KIP-112: take the dir's
+// partitions offline, tell the controller, stop when no dir is left).
+func (m *Manager) DirFailures() <-chan DirFailure { return m.failures }
+
+// OfflineDirs lists the failed dirs with their first I/O error, in
+// LogDirs order.
+func (m *Manager) OfflineDirs() []DirFailure {
+	var out []DirFailure
+	for _, d := range m.dirs {
+		if err := m.health[d].failure(); err != nil {
+			out = append(out, DirFailure{Dir: d, Err: err})
+		}
+	}
+	return out
+}
+
+// LiveDirs lists the dirs that have not failed, in LogDirs order.
+func (m *Manager) LiveDirs() []string {
+	var out []string
+	for _, d := range m.dirs {
+		if m.health[d].failure() == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// FailDir takes a log dir offline as an I/O error in it would, with cause
+// as its error: an operator's, or a test's, way to retire a dir. It is
+// reported on DirFailures unless the dir had failed already.
+func (m *Manager) FailDir(dir string, cause error) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("storage: log dir %s: %w", dir, err)
+	}
+	h := m.health[abs]
+	if h == nil {
+		return fmt.Errorf("storage: %s is not a log dir of this broker", abs)
+	}
+	if h.fail(cause) {
+		m.logger.Error("storage: log dir taken offline", "dir", abs, "err", cause)
+	}
+	return nil
+}
+
+// dirFailure is the dir's first I/O error, nil while it is healthy.
+func (m *Manager) dirFailure(dir string) error {
+	if h := m.health[dir]; h != nil {
+		return h.failure()
+	}
+	return nil
+}
+
+// failDirOn handles an error of a dir-level operation (a checkpoint, a new
+// partition directory) as Log.fail does for a log's: a disk failure takes
+// the dir offline and becomes ErrStorage, a shortage of descriptors or
+// memory becomes ErrStorage alone, anything else is returned as it is.
+func (m *Manager) failDirOn(dir string, err error) error {
+	switch {
+	case err == nil || errors.Is(err, ErrStorage):
+		return err
+	case isDiskFailure(err):
+		if h := m.health[dir]; h != nil && h.fail(err) {
+			m.logger.Error("storage: I/O error; the log dir goes offline", "dir", dir, "err", err)
+		}
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	case isResourceShortage(err):
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	return err
+}
+
+// reportDirFailure is every dir's dirHealth.report.
+func (m *Manager) reportDirFailure(f DirFailure) {
+	select {
+	case m.failures <- f:
+	default: // cannot happen: one slot per dir, one report per dir
+	}
 }
 
 // DeleteLog closes the log of tp and renames its directory to
@@ -506,7 +615,7 @@ func (m *Manager) Shutdown() error {
 		return errors.Join(errs...)
 	}
 	for _, d := range m.dirs {
-		if failed[d] {
+		if failed[d] || m.dirFailure(d) != nil {
 			continue
 		}
 		if err := writeFileAtomic(m.fs, filepath.Join(d, CleanShutdownFile), nil); err != nil {

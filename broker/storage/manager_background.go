@@ -90,11 +90,15 @@ func (m *Manager) writeCheckpoints(logs map[partid.TopicPartition]*Log) error {
 	defer m.cpMu.Unlock()
 	var errs []error
 	for _, d := range m.dirs {
+		if m.dirFailure(d) != nil {
+			continue // an offline dir's checkpoints stay as they were
+		}
 		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, RecoveryPointCheckpointFile), rps[d]); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, m.failDirOn(d, err))
+			continue
 		}
 		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, LogStartOffsetCheckpointFile), starts[d]); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, m.failDirOn(d, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -119,8 +123,11 @@ func (m *Manager) WriteHighWatermarks(hw map[partid.TopicPartition]int64) error 
 	defer m.cpMu.Unlock()
 	var errs []error
 	for _, d := range m.dirs {
+		if m.dirFailure(d) != nil {
+			continue
+		}
 		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, ReplicationOffsetCheckpointFile), byDir[d]); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, m.failDirOn(d, err))
 		}
 	}
 	return errors.Join(errs...)

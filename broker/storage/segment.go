@@ -143,17 +143,20 @@ func (s *segment) makeWritable(cfg *LogConfig) error {
 
 // seal is Kafka's onBecomeInactiveSegment plus trimming: force the final time
 // index entry (the segment's largest timestamp) and cut both index files to
-// their entries. Failures only cost lookup speed, so they are logged.
-func (s *segment) seal() {
+// their entries. An entry that does not fit only costs lookup speed and is
+// logged; an I/O error (allocating, truncating) is returned, for the log
+// to fail on.
+func (s *segment) seal() error {
 	if err := s.timeIdx.maybeAppend(s.maxTsW, s.maxTsOffW, true); err != nil {
+		if isDiskFailure(err) {
+			return err
+		}
 		s.logger.Warn("storage: final time index entry", "segment", s.logPath, "err", err)
 	}
 	if err := s.offIdx.trim(); err != nil {
-		s.logger.Warn("storage: trim offset index", "segment", s.logPath, "err", err)
+		return err
 	}
-	if err := s.timeIdx.trim(); err != nil {
-		s.logger.Warn("storage: trim time index", "segment", s.logPath, "err", err)
-	}
+	return s.timeIdx.trim()
 }
 
 // shouldRoll is Kafka's LogSegment.shouldRoll for an append of appendSize

@@ -75,8 +75,10 @@ type InjectedError struct {
 	Errno syscall.Errno
 }
 
+// Error is the errno's text: the path and operation are in the
+// *fs.PathError wrapping it.
 func (e *InjectedError) Error() string {
-	return fmt.Sprintf("%s: %v (injected)", e.Op, e.Errno)
+	return e.Errno.Error() + " (injected)"
 }
 
 // Is makes errors.Is match ErrInjected and the errno.
