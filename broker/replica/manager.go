@@ -94,6 +94,9 @@ type Manager struct {
 	// beforeWait, when set (tests only), runs in a waiting request between
 	// a check that found nothing to do and the wait that follows it.
 	beforeWait func()
+	// afterRead, when set (tests only), runs after each read of a fetch's
+	// partitions.
+	afterRead func()
 }
 
 // NewManager builds a Manager; Start begins its background work.

@@ -19,42 +19,58 @@ const (
 	evAll = evAppend | evHW | evState
 )
 
-// notifier wakes waiters (delayed fetches, acks=all produces, DeleteRecords)
-// when a partition changes in a way they care about. Waiters register a
-// channel with room for one signal, so a wake-up between two checks is
-// never lost and notify never blocks on a slow waiter. Filtering by event
-// keeps an append (every produce) from waking the acks=all produces and
-// consumer fetches that wait for the HW, and an HW move from waking
-// followers' fetches that wait for data.
-type notifier struct {
-	mu      sync.Mutex
-	waiters map[chan struct{}]event
+// watcher is told of a partition's changes it registered interest in. It
+// runs on the changing goroutine, possibly under the partition's lock, so
+// it must be quick and take no partition or manager lock.
+type watcher interface {
+	changed(ev event)
 }
 
-func (n *notifier) add(ch chan struct{}, interest event) {
-	n.mu.Lock()
-	if n.waiters == nil {
-		n.waiters = make(map[chan struct{}]event)
+// wakeChan is the plain watcher: a channel with room for one signal, so a
+// wake-up between two checks is never lost and notify never blocks on a
+// slow waiter.
+type wakeChan chan struct{}
+
+func (w wakeChan) changed(event) {
+	select {
+	case w <- struct{}{}:
+	default:
 	}
-	n.waiters[ch] = interest
+}
+
+// notifier tells waiters (delayed fetches, acks=all produces, DeleteRecords)
+// when a partition changes in a way they care about. Filtering by event
+// keeps an append (every produce) from waking the acks=all produces and
+// consumer fetches that wait for the HW, and an HW move from waking
+// followers' fetches that wait for data. A delayed fetch's watcher decides
+// on the spot whether the change completes it (Kafka's tryComplete on the
+// appending thread), so the many fetches waiting on a busy partition are
+// not woken on every append only to go back to sleep.
+type notifier struct {
+	mu       sync.Mutex
+	watchers map[watcher]event
+}
+
+func (n *notifier) add(w watcher, interest event) {
+	n.mu.Lock()
+	if n.watchers == nil {
+		n.watchers = make(map[watcher]event)
+	}
+	n.watchers[w] = interest
 	n.mu.Unlock()
 }
 
-func (n *notifier) remove(ch chan struct{}) {
+func (n *notifier) remove(w watcher) {
 	n.mu.Lock()
-	delete(n.waiters, ch)
+	delete(n.watchers, w)
 	n.mu.Unlock()
 }
 
 func (n *notifier) notify(ev event) {
 	n.mu.Lock()
-	for ch, interest := range n.waiters {
-		if interest&ev == 0 {
-			continue
-		}
-		select {
-		case ch <- struct{}{}:
-		default:
+	for w, interest := range n.watchers {
+		if interest&ev != 0 {
+			w.changed(ev)
 		}
 	}
 	n.mu.Unlock()

@@ -60,6 +60,8 @@ type FetchResult struct {
 	// bytes count against the leader quota. heldBack marks one whose
 	// records were left out because the quota was exceeded.
 	throttled, heldBack bool
+	// outsideISR marks a follower read from a replica outside the ISR.
+	outsideISR bool
 	// stats are the partition's topic counters, nil when it is not here.
 	stats *metrics.TopicStats
 }
@@ -102,27 +104,17 @@ func (m *Manager) recordLeaderThrottled(results []FetchResult) {
 	m.cfg.LeaderQuota.Record(sent)
 }
 
-// fetchWaiting is Kafka's delayed fetch: read, and while fewer than
-// MinBytes are there and no partition failed, wait for a change and read
-// again, until MaxWait passes.
+// fetchWaiting is Kafka's delayed fetch: read; when fewer than MinBytes
+// came back and no partition failed, wait (see delayedFetch) until enough
+// has arrived or MaxWait passes, then read once more.
 func (m *Manager) fetchWaiting(ctx context.Context, req FetchRequest) []FetchResult {
-	tps := make([]partid.TopicPartition, len(req.Partitions))
-	for i, fp := range req.Partitions {
-		tps[i] = fp.TP
+	results, total, failed := m.readAll(req)
+	if failed || total >= int64(req.MinBytes) || req.MaxWait <= 0 {
+		return results
 	}
-	// A follower reads up to the LEO, a consumer up to the HW (or the
-	// LSO, which moves with it): each waits only for what can give it data.
-	interest := evHW
-	if req.ReplicaID >= 0 {
-		interest = evAppend
+	if m.waitForFetch(ctx, req, results) {
+		results, _, _ = m.readAll(req)
 	}
-	var results []FetchResult
-	m.await(ctx, req.MaxWait, tps, interest, func() bool {
-		var total int64
-		var failed bool
-		results, total, failed = m.readAll(req)
-		return failed || total >= int64(req.MinBytes)
-	})
 	return results
 }
 
@@ -154,6 +146,9 @@ func (m *Manager) readAll(req FetchRequest) (results []FetchResult, total int64,
 		if remaining < 0 {
 			remaining = 0
 		}
+	}
+	if m.afterRead != nil {
+		m.afterRead()
 	}
 	return results, total, failed
 }
@@ -226,7 +221,8 @@ func (m *Manager) readPartition(replicaID int32, readCommitted bool, fp FetchPar
 			// error; then leave the records out (error NONE, offsets as
 			// usual) for a replica outside the ISR over the quota.
 			res.throttled = true
-			if !slices.Contains(p.isr, replicaID) && m.cfg.LeaderQuota.IsExceeded() {
+			res.outsideISR = !slices.Contains(p.isr, replicaID)
+			if res.outsideISR && m.cfg.LeaderQuota.IsExceeded() {
 				res.Regions, res.Bytes, res.heldBack = nil, 0, true
 			}
 		}

@@ -25,7 +25,7 @@ import (
 // The deadline is wall-clock time, not the manager's clock: it is waited
 // for with a timer.
 func (m *Manager) await(ctx context.Context, timeout time.Duration, tps []partid.TopicPartition, interest event, check func() bool) bool {
-	wake := make(chan struct{}, 1)
+	wake := make(wakeChan, 1)
 	for _, tp := range tps {
 		if p, ok := m.Partition(tp); ok {
 			p.changed.add(wake, interest|evState)

@@ -95,6 +95,7 @@ type Log struct {
 	logStart      atomic.Int64
 	recoveryPoint atomic.Int64
 	highWatermark atomic.Int64 // -1 until SetHighWatermark
+	hwPos, lsoPos positionCache
 	lastFlushMs   atomic.Int64
 
 	mu       sync.Mutex

@@ -204,7 +204,14 @@ func (l *Log) appendLocked(b []byte, leaderEpoch int32, origin AppendOrigin) (Ap
 		undoEpochs()
 		return info, err
 	}
+	// The tail index learns the batches first: readers trust only what
+	// lies below the size seg.append publishes.
+	pos0 := seg.size.Load()
+	for i := range metas {
+		seg.tail.add(metas[i].h.BaseOffset, metas[i].h.LastOffset(), pos0+int64(metas[i].pos))
+	}
 	if err := seg.append(b, last, maxTs, maxTsOff, int64(cfg.IndexIntervalBytes)); err != nil {
+		seg.tail.truncate(pos0)
 		undoEpochs()
 		if len(aborted) > 0 {
 			if terr := seg.txnIdx.truncateTo(first); terr != nil {
@@ -330,6 +337,7 @@ func (l *Log) rollLocked(newBase int64) (*segment, error) {
 		ns.removeFiles()
 		return nil, err
 	}
+	old.tail.reset()
 	l.publishSegments(append(slices.Clone(l.segments()), ns))
 	l.dirDirty = true
 	l.producers.setMapEnd(newBase)

@@ -79,6 +79,23 @@ func (l *Log) readSegments(startOffset int64, maxBytes int32, maxOffset int64, m
 			break
 		}
 		end := s.size.Load()
+		if sp, ok := s.tail.span(startOffset, end, maxOffset, func(first int64) int64 { return max(int64(maxBytes), first) }); ok {
+			// The tail index knows the batches: no header to read.
+			if sp.firstLast >= maxOffset || sp.firstSize > int64(maxBytes) && !minOneBatch {
+				return info, -1, nil
+			}
+			info.Regions = []FileRegion{{File: vfs.OSFile(s.log), Position: sp.pos, Size: sp.stop - sp.pos, src: s.log}}
+			info.Size = sp.stop - sp.pos
+			info.FirstOffset = sp.firstBase
+			upper := leo
+			switch {
+			case sp.nextBase >= 0:
+				upper = sp.nextBase
+			case i+1 < len(segs):
+				upper = segs[i+1].base
+			}
+			return info, upper, nil
+		}
 		pos, h, found, err := s.translateOffset(startOffset, end)
 		if err != nil {
 			return info, -1, err

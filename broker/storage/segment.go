@@ -33,6 +33,7 @@ type segment struct {
 	offIdx  *offsetIndex
 	timeIdx *timeIndex
 	txnIdx  *txnIndex
+	tail    tailIndex // the active segment's last batches, exactly
 	logger  *slog.Logger
 
 	size    atomic.Int64 // published length: whole batches only

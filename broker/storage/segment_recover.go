@@ -205,6 +205,7 @@ func (s *segment) truncateTo(offset int64, cfg *LogConfig, nowMs int64) (int64, 
 		return 0, err
 	}
 	// Shrink the published size before the file so readers stop first.
+	s.tail.truncate(pos)
 	s.size.Store(pos)
 	if err := s.log.Truncate(pos); err != nil {
 		return 0, fmt.Errorf("storage: truncate %s to %d bytes: %w", s.logPath, pos, err)
