@@ -187,9 +187,6 @@ func (c *Cleaner) cleanOnce(ctx context.Context, w *cleanerWorker) (partid.Topic
 	}
 	l := job.log
 	res, err := l.clean(ctx, cleanParams{firstDirty: job.firstDirty, om: w.om, writeBuf: w.writeBuf})
-	// An I/O error of the cleaner takes the dir offline like any other
-	// (Kafka's LogCleaner reports it to the LogDirFailureChannel).
-	err = l.fail(err)
 	now := l.nowMs()
 	c.mu.Lock()
 	delete(c.busy, l)

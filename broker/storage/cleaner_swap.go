@@ -113,16 +113,19 @@ func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, c
 	if err := dst.txnIdx.append(f.txns.takeKept()); err != nil {
 		return 0, err
 	}
+	if err := l.checkCleanable(ctx); err != nil {
+		return 0, err
+	}
 	if err := w.finish(mtime); err != nil {
 		return 0, err
 	}
 	f.stats.BytesWritten += w.flushed
 	f.stats.BatchesWritten += w.batches
 	l.cleanerStage("cleaned")
-	if err := l.commitSwap(srcs[:taken], dst, snap); err != nil {
+	committed, err = l.commitSwap(srcs[:taken], dst, snap)
+	if err != nil {
 		return 0, err
 	}
-	committed = true
 	return taken, nil
 }
 
@@ -287,38 +290,40 @@ func (w *cleanedWriter) finish(mtime time.Time) error {
 //
 // A crash after 2 is completed by the next open (completeSwaps); before 2
 // the .cleaned files are just removed.
-func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error {
+//
+// committed reports whether step 2 was done: from then on dst's files are
+// the swap the next open completes, and must not be removed, whatever
+// fails after (a failed dir is left as it is; see log_failure.go).
+func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) (committed bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed || l.truncGen != snap.gen {
-		return fmt.Errorf("storage: %s: %w", l.tp, errCleanAborted)
+		return false, fmt.Errorf("storage: %s: %w", l.tp, errCleanAborted)
 	}
 	cur := l.segments()
 	i := slices.Index(cur, g[0])
 	if i < 0 || i+len(g) >= len(cur) || !slices.Equal(cur[i:i+len(g)], g) {
-		return fmt.Errorf("storage: %s: segments changed during cleaning: %w", l.tp, errCleanAborted)
+		return false, fmt.Errorf("storage: %s: segments changed during cleaning: %w", l.tp, errCleanAborted)
 	}
 	if want := segmentPath(l.dir, g[0].base, logExt); g[0].logPath != want {
 		// An earlier swap of this segment could not take its final name;
 		// a new .swap at that name would overwrite it. The next open
 		// completes the earlier one.
-		return fmt.Errorf("storage: %s: segment %s is not yet named %s", l.tp, g[0].logPath, want)
+		return false, fmt.Errorf("storage: %s: segment %s is not yet named %s", l.tp, g[0].logPath, want)
 	}
 	if err := renameSegmentSuffix(dst, cleanedSuffix, swapSuffix, true); err != nil {
-		return err
+		return false, err
 	}
+	// The .swap is whole and synced (finish flushed it): whether or not
+	// the directory fsync below succeeds, the next open may find it and
+	// complete the swap, so from here on it stays.
 	if err := syncDir(l.fs, l.dir); err != nil {
-		// Not known to be durable: take the commit back so the disk and
-		// the published list cannot disagree after a crash.
-		if uerr := renameSegmentSuffix(dst, swapSuffix, cleanedSuffix, false); uerr != nil {
-			l.logger.Error("storage: cannot undo a swap whose directory fsync failed; the next open completes it", "segment", dst.logPath, "err", uerr)
-		}
-		return err
+		return true, err
 	}
 	l.cleanerStage("swap")
 	l.publishSegments(slices.Concat(cur[:i], []*segment{dst}, cur[i+len(g):]))
 	if err := l.retireSegmentsLocked(g); err != nil {
-		return err
+		return true, err
 	}
 	l.dirDirty = true
 	l.cleanerStage("retired")
@@ -327,14 +332,14 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 		// would let their pending removal delete the new files. The next
 		// open completes the swap instead.
 		l.logger.Warn("storage: cleaned segment left as .swap until the next open", "segment", dst.logPath)
-		return nil
+		return true, nil
 	}
 	if err := renameSegmentSuffix(dst, swapSuffix, "", false); err != nil {
 		// The next open completes the swap; until then the dir is failed.
-		return err
+		return true, err
 	}
 	l.cleanerStage("done")
-	return nil
+	return true, nil
 }
 
 // renameSegmentSuffix renames the files of s (the transaction index only if

@@ -271,21 +271,38 @@ func (l *Log) Close() error {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.Err(); err != nil {
-		// Nothing is synced or written on a failed dir (a sync retried
-		// after a failed one proves nothing); the next start recovers
-		// from the recovery point.
-		for _, s := range l.segments() {
-			s.close()
+	if err := l.Err(); err == nil {
+		if err := l.syncForClose(); err != nil {
+			l.fail(fmt.Errorf("storage: close %s: %w", l.tp, err))
 		}
-		l.finishPendingDeletes()
-		return err
 	}
 	var errs []error
+	for _, s := range l.segments() {
+		if err := s.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// A failed dir is not written to (the pending removals stay for the
+	// next open); the next start recovers it from the recovery point.
+	l.finishPendingDeletes()
+	if err := l.Err(); err != nil {
+		return err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("storage: close %s: %w", l.tp, err)
+	}
+	return nil
+}
+
+// syncForClose seals the active segment, syncs what the recovery point
+// does not cover and the directory, and writes a producer snapshot at the
+// log end, stopping at the first error (which the caller fails the log on:
+// nothing more is synced after a failed sync).
+func (l *Log) syncForClose() error {
 	segs := l.segments()
 	leo := l.leo.Load()
 	if err := segs[len(segs)-1].seal(); err != nil {
-		errs = append(errs, err)
+		return err
 	}
 	rp := l.recoveryPoint.Load()
 	for i, s := range segs {
@@ -293,28 +310,15 @@ func (l *Log) Close() error {
 			continue
 		}
 		if err := s.flush(); err != nil {
-			errs = append(errs, err)
+			return err
 		}
 	}
 	if err := syncDir(l.fs, l.dir); err != nil {
-		errs = append(errs, err)
+		return err
 	}
-	if len(errs) == 0 {
-		l.recoveryPoint.Store(leo)
-	}
+	l.recoveryPoint.Store(leo)
 	if l.producers.MapEndOffset() == leo {
-		if err := l.producers.takeSnapshot(leo); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, s := range segs {
-		if err := s.close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	l.finishPendingDeletes()
-	if err := errors.Join(errs...); err != nil {
-		return l.fail(fmt.Errorf("storage: close %s: %w", l.tp, err))
+		return l.producers.takeSnapshot(leo)
 	}
 	return nil
 }

@@ -56,10 +56,12 @@ func (l *Log) flushToLocked(target int64) error {
 	var errs []error
 	for _, s := range todo {
 		if err := s.flush(); err != nil && !s.deleted.Load() {
+			// Fail-stop: nothing more is synced after a failed sync.
 			errs = append(errs, err)
+			break
 		}
 	}
-	if dirDirty {
+	if dirDirty && len(errs) == 0 {
 		if err := syncDir(l.fs, l.dir); err != nil {
 			errs = append(errs, err)
 		}

@@ -95,7 +95,11 @@ func (l *Log) retireSegmentsLocked(segs []*segment) error {
 	for _, s := range segs {
 		s.deleted.Store(true)
 		if err := s.renameSuffix(deletedSuffix); err != nil {
+			// Its files keep live names: removing them would delete
+			// data the next open needs (a cleaner's swap not yet
+			// complete, a truncation the dir failed in).
 			errs = append(errs, err)
+			continue
 		}
 		l.scheduleDelete(s)
 	}
@@ -124,6 +128,10 @@ func (l *Log) scheduleDelete(s *segment) {
 			return
 		}
 		defer l.deleters.Done()
+		if l.Err() != nil {
+			s.close() // a failed dir is not written to; the next open removes the files
+			return
+		}
 		if err := s.removeFiles(); err != nil {
 			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
 			l.fail(err)
@@ -140,6 +148,11 @@ func (l *Log) finishPendingDeletes() {
 	l.pendingMu.Unlock()
 	for s, t := range todo {
 		t.Stop()
+		if l.Err() != nil {
+			s.close()
+			l.deleters.Done()
+			continue
+		}
 		if err := s.removeFiles(); err != nil {
 			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
 		}

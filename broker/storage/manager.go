@@ -432,7 +432,9 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 		health: m.health[root],
 	})
 	if err == nil {
-		if err = syncDir(m.fs, root); err != nil {
+		if serr := syncDir(m.fs, root); serr != nil {
+			// The dir goes offline first, so the close syncs nothing.
+			err = m.failDirOn(root, serr)
 			l.Close()
 		}
 	}
