@@ -356,6 +356,24 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 			segs = segs[:i+1]
 			break
 		}
+		if i+1 < len(segs) && segs[i+1].base > s.next {
+			// A hole after the recovered end: a power loss kept the
+			// names of later segments (a roll's snapshot synced the
+			// directory) and maybe some of their data, but not this
+			// segment's tail. Everything here lies above the recovery
+			// point, which is all a crash may lose: the log ends at its
+			// last whole batch, a prefix of what was written. (A
+			// follower's legitimate gap, compacted away on its leader,
+			// is fetched again.)
+			for _, later := range segs[i+1:] {
+				l.logger.Warn("storage: removing segment after a hole in the unflushed log", "segment", later.logPath, "hole_from", s.next, "hole_to", segs[i+1].base)
+				if err := later.removeFiles(); err != nil {
+					return nil, err
+				}
+			}
+			segs = segs[:i+1]
+			break
+		}
 		if i+1 < len(segs) {
 			if err := s.seal(); err != nil {
 				return nil, err
