@@ -9,9 +9,14 @@ import (
 // of the tail with those of the files.
 var tailIndexOff atomic.Bool
 
-// tailIndexSize is how many of its latest batches the active segment
-// remembers exactly.
-const tailIndexSize = 32
+// The tail index starts with room for tailIndexMin batches and doubles, up
+// to tailIndexMax, while readers ask for batches it has already dropped: a
+// busy partition (hundreds of small batches between two fetches of a
+// consumer) gets a longer tail, an idle one costs under a kilobyte.
+const (
+	tailIndexMin = 32
+	tailIndexMax = 1024
+)
 
 // tailEntry is one batch of the tail: its offsets and where it starts.
 type tailEntry struct {
@@ -34,13 +39,23 @@ type tailIndex struct {
 	ents []tailEntry // ring, allocated on the first append
 	head int         // index of the oldest entry
 	n    int
+	// short: a reader asked for a batch the full ring had dropped; the
+	// next add doubles the ring.
+	short atomic.Bool
 }
 
 // add records a batch appended at pos (appender only).
 func (t *tailIndex) add(base, last, pos int64) {
 	t.mu.Lock()
-	if t.ents == nil {
-		t.ents = make([]tailEntry, tailIndexSize)
+	switch {
+	case t.ents == nil:
+		t.ents = make([]tailEntry, tailIndexMin)
+	case t.n == len(t.ents) && len(t.ents) < tailIndexMax && t.short.Swap(false):
+		grown := make([]tailEntry, 2*len(t.ents))
+		for i := range t.n {
+			grown[i] = t.at(i)
+		}
+		t.ents, t.head = grown, 0
 	}
 	i := (t.head + t.n) % len(t.ents)
 	t.ents[i] = tailEntry{base, last, pos}
@@ -96,7 +111,13 @@ func (t *tailIndex) span(target, end, maxOffset int64, budget func(firstSize int
 	for n > 0 && t.at(n-1).pos >= end {
 		n--
 	}
-	if n == 0 || t.at(n-1).last < target || target < t.at(0).base {
+	if n == 0 || t.at(n-1).last < target {
+		return sp, false
+	}
+	if target < t.at(0).base {
+		if t.n == len(t.ents) {
+			t.short.Store(true)
+		}
 		return sp, false
 	}
 	// The first entry whose last offset reaches target.

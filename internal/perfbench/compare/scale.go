@@ -73,10 +73,13 @@ type scaleRun struct {
 	Sent    int   // probe records sent in the window
 	Errors  int64 // failed produces (all clients) and fetch errors in the window
 	CPU     time.Duration
-	Window  time.Duration
-	RSS     int64 // broker RSS at the end of the window, bytes
-	RSS0    int64 // before the clients connected
-	Conns   int   // broker sockets open at the end of the window
+	// ClientCPU is the load generator's own CPU (this process): near the
+	// machine's cores, the clients, not the broker, set the latency.
+	ClientCPU time.Duration
+	Window    time.Duration
+	RSS       int64 // broker RSS at the end of the window, bytes
+	RSS0      int64 // before the clients connected
+	Conns     int   // broker sockets open at the end of the window
 	// RTT is each probe Produce's round trip as the client saw it (write
 	// to last byte of the answer read), WriteWait how long it waited in
 	// the client before being written: the probe's latency less these is
@@ -185,11 +188,11 @@ func RunScale(t testing.TB, o ScaleOptions) *ScaleReport {
 					r.runs[c.name()] = map[string][]scaleRun{}
 				}
 				r.runs[c.name()][tg.name] = append(r.runs[c.name()][tg.name], x)
-				logf("rep %d %s %s: connect %v, probe p50 %v p99 %v p99.9 %v (%d sent; Produce round trip p50 %v p99 %v, client wait p50 %v p99 %v), errors %d, CPU %.0f%%, %d conns, RSS %.1f MiB (%.1f KiB/conn)",
+				logf("rep %d %s %s: connect %v, probe p50 %v p99 %v p99.9 %v (%d sent; Produce round trip p50 %v p99 %v, client wait p50 %v p99 %v), errors %d, CPU %.0f%% (clients %.0f%%), %d conns, RSS %.1f MiB (%.1f KiB/conn)",
 					rep+1, c.name(), tg.name, x.Connect.Round(time.Millisecond),
 					percentile(x.Probe, 0.5), percentile(x.Probe, 0.99), percentile(x.Probe, 0.999), x.Sent,
 					percentile(x.RTT, 0.5), percentile(x.RTT, 0.99), percentile(x.WriteWait, 0.5), percentile(x.WriteWait, 0.99),
-					x.Errors, 100*x.cpuShare(), x.Conns, float64(x.RSS)/(1<<20), x.rssPerConn()/1024)
+					x.Errors, 100*x.cpuShare(), 100*x.ClientCPU.Seconds()/x.Window.Seconds(), x.Conns, float64(x.RSS)/(1<<20), x.rssPerConn()/1024)
 			}
 		}
 	}
@@ -320,6 +323,7 @@ func scaleOnce(ctx context.Context, tg target, topic string, seq int, c scaleCas
 		closeAll()
 		return scaleRun{}, err
 	}
+	self0, _ := cpuOf([]int{os.Getpid()})
 	t0 := time.Now()
 	var (
 		pmu    sync.Mutex
@@ -351,6 +355,8 @@ func scaleOnce(ctx context.Context, tg target, topic string, seq int, c scaleCas
 		return scaleRun{}, err
 	}
 	x.CPU = cpu1 - cpu0
+	self1, _ := cpuOf([]int{os.Getpid()})
+	x.ClientCPU = self1 - self0
 	rtt.on.Store(false)
 	x.RTT, x.WriteWait = rtt.sorted()
 	x.RSS = rssOf(tg.pids)
