@@ -110,6 +110,8 @@ func (b *Broker) Start(ctx context.Context) error {
 	// Every log dir is locked before anything in it is read (the embedded
 	// store lives in the first one): a second process on a live dir stops
 	// here, before it can recover files the running broker has mapped.
+	// Process-wide, like the limit it divides (log.open.files.max).
+	storage.SetMaxOpenFiles(int(cfg.LogOpenFilesMax))
 	dirLocks, err := storage.LockLogDirs(cfg.LogDirs)
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)

@@ -160,14 +160,14 @@ func createCleanedSegment(fsys vfs.FS, dir string, base int64, cfg *LogConfig, l
 	if err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", s.logPath, err)
 	}
-	s.log = f
+	s.log = newCachedFile(fsys, s.logPath, os.O_RDWR, f)
 	if s.offIdx, _, err = openOffsetIndex(fsys, idxPath, base); err != nil {
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	if s.timeIdx, _, err = openTimeIndex(fsys, tidxPath, base); err != nil {
 		s.offIdx.close()
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	s.txnIdx = &txnIndex{fs: fsys, path: txnPath, name: final, lastOff: -1}
@@ -351,7 +351,7 @@ func renameSegmentSuffix(s *segment, from, to string, logLast bool) error {
 		if !ok {
 			return fmt.Errorf("storage: %s does not end in %q", s.logPath, from)
 		}
-		if err := s.fs.Rename(s.logPath, p+to); err != nil {
+		if err := s.log.rename(p + to); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 		}
 		s.logPath = p + to

@@ -77,6 +77,3 @@ func readSmallFile(fsys vfs.FS, path string, limit int64) ([]byte, error) {
 	}
 	return buf, nil
 }
-
-// fileBox holds a vfs.File for an atomic.Pointer.
-type fileBox struct{ vfs.File }

@@ -210,7 +210,7 @@ func openCheckSegment(indexPath string, base int64) (*segment, error) {
 		f.Close()
 		return nil, fmt.Errorf("storage: stat %s: %w", logPath, err)
 	}
-	s := &segment{fs: vfs.Default, base: base, name: logPath, logPath: logPath, log: f,
+	s := &segment{fs: vfs.Default, base: base, name: logPath, logPath: logPath, log: newCachedFile(vfs.Default, logPath, os.O_RDONLY, f),
 		offIdx:  &offsetIndex{indexFile: emptyIndex(indexPath, offsetEntrySize), base: base},
 		timeIdx: &timeIndex{indexFile: emptyIndex(indexPath, timeEntrySize), base: base}}
 	s.size.Store(st.Size())

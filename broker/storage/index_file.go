@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sync"
@@ -23,7 +25,11 @@ const maxIndexFileBytes = math.MaxInt32
 // so lookups are plain memory reads. It keeps no file descriptor: the file
 // is opened only to map it, resize it or allocate blocks, and closed again
 // (the mapping survives), so a broker's descriptors do not grow with its
-// segments. There is one writer (the log, under its lock) and many readers:
+// segments. The mapping itself is made on first use and may be dropped
+// again when idle (mapCache bounds the mappings of the process, which
+// vm.max_map_count limits): the entries stay in the page cache, and the
+// next use maps the file again. There is one writer (the log, under its
+// lock) and many readers:
 //   - the writer stores an entry through the mapping, then publishes the
 //     new count with an atomic store; readers load the count and only read
 //     entries below it, so they never see a half-written entry;
@@ -38,9 +44,10 @@ type indexFile struct {
 	path      string
 	entrySize int64
 
+	slot   cacheSlot // in mapCache while mapped
 	mu     sync.RWMutex
-	mm     vfs.Mapping // nil when the file is empty (or not mapped)
-	data   []byte      // mm.Bytes()
+	mm     vfs.Mapping // nil when the file is empty or not mapped now
+	data   []byte      // mm.Bytes(); an in-memory copy for readIndexCopy
 	size   int64       // file length in bytes
 	cap    int64       // entries the file length can hold
 	n      atomic.Int64
@@ -57,58 +64,111 @@ type indexFile struct {
 // openIndexFile opens or creates the file and maps it. Entries are counted
 // from the file length like Kafka does; a length that is not a whole
 // number of entries is reported by badLength so the caller can rebuild.
+//
+// Nothing is opened for an index that exists with a sound length: its
+// size is all this needs until the first lookup maps it.
 func openIndexFile(fsys vfs.FS, path string, entrySize int64) (x *indexFile, badLength bool, err error) {
-	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, false, fmt.Errorf("storage: open index %s: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	var size int64
+	st, err := fsys.Stat(path)
+	switch {
+	case err == nil:
+		size = st.Size()
+	case errors.Is(err, fs.ErrNotExist):
+		f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, false, fmt.Errorf("storage: create index %s: %w", path, err)
+		}
+		f.Close()
+	default:
 		return nil, false, fmt.Errorf("storage: stat index %s: %w", path, err)
 	}
-	size := st.Size()
 	x = &indexFile{fs: fsys, path: path, entrySize: entrySize}
 	if size%entrySize != 0 || size > maxIndexFileBytes {
 		badLength = true
 		size = 0
-		if err := f.Truncate(0); err != nil {
+		f, err := fsys.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return nil, false, fmt.Errorf("storage: open index %s: %w", path, err)
+		}
+		err = f.Truncate(0)
+		f.Close()
+		if err != nil {
 			return nil, false, fmt.Errorf("storage: truncate index %s: %w", path, err)
 		}
 	}
-	if err := x.mapLocked(f, size); err != nil {
-		return nil, false, err
-	}
+	x.size, x.cap = size, size/entrySize
 	x.n.Store(size / entrySize)
 	x.reserved = size
 	return x, badLength, nil
 }
 
-// mapLocked maps the first size bytes of f (open) as the index; the caller
-// holds mu or is the only user, and nothing is mapped.
-func (x *indexFile) mapLocked(f vfs.File, size int64) error {
-	x.size, x.cap = size, size/x.entrySize
-	if size == 0 {
-		return nil
-	}
-	mm, err := f.Map(int(size))
+// mapLocked maps the file; the caller holds mu exclusively and nothing is
+// mapped.
+func (x *indexFile) mapLocked() error {
+	f, err := x.fs.OpenFile(x.path, os.O_RDWR, 0)
 	if err != nil {
-		return fmt.Errorf("storage: mmap index %s (%d bytes): %w", x.path, size, err)
+		return fmt.Errorf("storage: open index %s: %w", x.path, err)
+	}
+	defer f.Close()
+	mm, err := f.Map(int(x.size))
+	if err != nil {
+		return fmt.Errorf("storage: mmap index %s (%d bytes): %w", x.path, x.size, err)
 	}
 	x.mm, x.data = mm, mm.Bytes()
+	mapCache.admit(x)
 	return nil
 }
 
 func (x *indexFile) unmapLocked() error {
 	mm := x.mm
-	x.mm, x.data = nil, nil
 	if mm == nil {
 		return nil
 	}
+	x.mm, x.data = nil, nil
+	mapCache.remove(x)
 	if err := mm.Unmap(); err != nil {
 		return fmt.Errorf("storage: unmap index %s: %w", x.path, err)
 	}
 	return nil
+}
+
+func (x *indexFile) cacheSlot() *cacheSlot { return &x.slot }
+
+// tryEvict drops the mapping when no reader or writer holds mu. Nothing is
+// lost: stores through a shared mapping are in the page cache.
+func (x *indexFile) tryEvict() bool {
+	if !x.mu.TryLock() {
+		return false
+	}
+	defer x.mu.Unlock()
+	if mm := x.mm; mm != nil {
+		x.mm, x.data = nil, nil
+		mm.Unmap()
+	}
+	return true
+}
+
+// rlock takes mu shared with the file mapped, unless it is empty, closed,
+// or cannot be mapped now (out of descriptors or mappings): readers then
+// see no entries and scan the log instead, which is slow but correct.
+// An index without entries is not mapped: there is nothing to read.
+func (x *indexFile) rlock() { x.rlockFor(false) }
+
+// rlockFor is rlock; store asks for the mapping even without entries (the
+// writer is about to store the first).
+func (x *indexFile) rlockFor(store bool) {
+	x.mu.RLock()
+	if x.data != nil || x.size == 0 || x.closed || (!store && x.n.Load() == 0) {
+		x.slot.ref.Store(true)
+		return
+	}
+	x.mu.RUnlock()
+	x.mu.Lock()
+	if x.data == nil && x.size > 0 && !x.closed {
+		_ = x.mapLocked()
+	}
+	x.mu.Unlock()
+	x.mu.RLock()
 }
 
 // resize sets the file length to size bytes (preallocation for the active
@@ -142,9 +202,7 @@ func (x *indexFile) resize(size int64) error {
 	if err := f.Truncate(size); err != nil {
 		return fail(fmt.Errorf("storage: resize index %s to %d bytes: %w", x.path, size, err))
 	}
-	if err := x.mapLocked(f, size); err != nil {
-		return fail(err)
-	}
+	x.size, x.cap = size, size/x.entrySize
 	if n := x.n.Load(); n > x.cap {
 		x.n.Store(x.cap)
 	}
@@ -185,7 +243,7 @@ func (x *indexFile) reserve() error {
 // appendEntry stores e (entrySize bytes) after the last entry and publishes
 // it. The caller checked full() and called reserve().
 func (x *indexFile) appendEntry(e []byte) error {
-	x.mu.RLock()
+	x.rlockFor(true)
 	defer x.mu.RUnlock()
 	if x.mm == nil {
 		return fmt.Errorf("storage: index %s is not mapped", x.path)

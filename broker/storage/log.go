@@ -54,13 +54,24 @@ type AppendInfo struct {
 
 // FileRegion is a byte range of a segment file. Read it with ReadAt or
 // sendfile at Position: the descriptor is shared, so nobody ever seeks it.
+//
+// The descriptor stays open (pinned in the descriptor cache) until Release;
+// call it once the region was sent or copied. A region dropped without
+// Release is released when the garbage collector finds it unreachable.
 type FileRegion struct {
 	File     *os.File // nil when the log's FS has no descriptors (tests)
 	Position int64
 	Size     int64
 
-	src vfs.File // what File is, for reading inside storage
+	src  vfs.File // what File is, for reading inside storage
+	hold *fileHold
 }
+
+// Release unpins the region's descriptor; later calls do nothing.
+func (r FileRegion) Release() { r.hold.Release() }
+
+// ReadAt reads from the region's file (at absolute file offsets).
+func (r FileRegion) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(p, off) }
 
 // ReadInfo is the result of Log.Read.
 type ReadInfo struct {
@@ -70,6 +81,13 @@ type ReadInfo struct {
 	// below the requested offset); the requested offset when Size is 0.
 	FirstOffset                  int64
 	LogStartOffset, LogEndOffset int64
+}
+
+// Release releases every region.
+func (ri ReadInfo) Release() {
+	for _, r := range ri.Regions {
+		r.Release()
+	}
 }
 
 // Log is one partition's log: a sequence of segments in a directory.

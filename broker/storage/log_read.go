@@ -84,7 +84,11 @@ func (l *Log) readSegments(startOffset int64, maxBytes int32, maxOffset int64, m
 			if sp.firstLast >= maxOffset || sp.firstSize > int64(maxBytes) && !minOneBatch {
 				return info, -1, nil
 			}
-			info.Regions = []FileRegion{{File: vfs.OSFile(s.log), Position: sp.pos, Size: sp.stop - sp.pos, src: s.log}}
+			f, hold, err := s.log.pin()
+			if err != nil {
+				return info, -1, err
+			}
+			info.Regions = []FileRegion{{File: vfs.OSFile(f), Position: sp.pos, Size: sp.stop - sp.pos, src: f, hold: hold}}
 			info.Size = sp.stop - sp.pos
 			info.FirstOffset = sp.firstBase
 			upper := leo
@@ -115,15 +119,20 @@ func (l *Log) readSegments(startOffset int64, maxBytes int32, maxOffset int64, m
 			budget = first
 		}
 		stop := s.boundary(pos, min(pos+budget, end), maxOffset, end)
-		info.Regions = []FileRegion{{File: vfs.OSFile(s.log), Position: pos, Size: stop - pos, src: s.log}}
+		f, hold, err := s.log.pin()
+		if err != nil {
+			return info, -1, err
+		}
+		info.Regions = []FileRegion{{File: vfs.OSFile(f), Position: pos, Size: stop - pos, src: f, hold: hold}}
 		info.Size = stop - pos
 		info.FirstOffset = h.BaseOffset
 		upper := leo
 		switch {
 		case !wantUpper:
 		case stop < end:
-			next, err := readHeaderAt(s.log, s.name, stop, end)
+			next, err := readHeaderAt(f, s.name, stop, end)
 			if err != nil {
+				info.Release()
 				return info, -1, err
 			}
 			upper = next.BaseOffset
@@ -142,6 +151,7 @@ func (l *Log) ReadBytes(startOffset int64, maxBytes int32, maxOffset int64) ([]b
 	if err != nil {
 		return nil, err
 	}
+	defer info.Release()
 	buf := make([]byte, info.Size)
 	off := 0
 	for _, r := range info.Regions {

@@ -69,6 +69,7 @@ type Manager struct {
 
 	mu      sync.RWMutex
 	logs    map[partid.TopicPartition]*Log
+	perDir  map[string]int // logs per dir, for placing new ones
 	closed  bool
 	started bool
 	cancel  context.CancelFunc
@@ -115,7 +116,7 @@ func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error
 	if cfg.CheckpointInterval <= 0 {
 		cfg.CheckpointInterval = 60 * time.Second
 	}
-	m := &Manager{fs: fsOrDefault(cfg.FS), cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}, health: map[string]*dirHealth{}}
+	m := &Manager{fs: fsOrDefault(cfg.FS), cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}, perDir: map[string]int{}, health: map[string]*dirHealth{}}
 	if m.logger == nil {
 		m.logger = slog.Default()
 	}
@@ -327,6 +328,7 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 	for i, j := range jobs {
 		m.logs[j.tp] = results[i]
 	}
+	m.perDir[root] += len(jobs)
 	if clean {
 		if err := m.fs.Remove(filepath.Join(root, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("storage: remove clean shutdown marker in %s: %w", root, err)
@@ -409,15 +411,9 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 	}
 	// Kafka's rule: the live dir holding the fewest partitions (ties: the
 	// first listed).
-	counts := map[string]int{}
-	for _, l := range m.logs {
-		if l != nil {
-			counts[filepath.Dir(l.Dir())]++
-		}
-	}
 	root := ""
 	for _, d := range m.dirs {
-		if m.health[d].failure() == nil && (root == "" || counts[d] < counts[root]) {
+		if m.health[d].failure() == nil && (root == "" || m.perDir[d] < m.perDir[root]) {
 			root = d
 		}
 	}
@@ -449,6 +445,7 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 		return nil, m.failDirOn(root, fmt.Errorf("storage: create the log of %s in %s: %w", tp, root, err))
 	}
 	m.logs[tp] = l
+	m.perDir[root]++
 	return l, nil
 }
 
@@ -543,6 +540,9 @@ func (m *Manager) DeleteLog(tp partid.TopicPartition) error {
 	m.mu.Lock()
 	l, ok := m.logs[tp]
 	delete(m.logs, tp)
+	if ok {
+		m.perDir[filepath.Dir(l.Dir())]--
+	}
 	m.mu.Unlock()
 	if !ok {
 		return nil

@@ -38,7 +38,7 @@ func (x *offsetIndex) entryLocked(i int64) (offset, pos int64) {
 // below end (entries beyond what a reader may read are ignored), or (base, 0)
 // when there is none: the place to start a forward scan for target.
 func (x *offsetIndex) lookup(target, end int64) (offset, pos int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
@@ -55,7 +55,7 @@ func (x *offsetIndex) lookup(target, end int64) (offset, pos int64) {
 // posLimit and offset < maxOffset: a batch boundary such that every batch
 // before it ends below maxOffset. ok is false when no entry qualifies.
 func (x *offsetIndex) lookupBoundary(posLimit, maxOffset int64) (pos int64, ok bool) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
@@ -71,7 +71,7 @@ func (x *offsetIndex) lookupBoundary(posLimit, maxOffset int64) (pos int64, ok b
 
 // lastEntry is the last entry, or (base, 0) when empty.
 func (x *offsetIndex) lastEntry() (offset, pos int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	if n == 0 {
@@ -82,7 +82,7 @@ func (x *offsetIndex) lastEntry() (offset, pos int64) {
 
 // entries copies all entries out (tests and the dump tool).
 func (x *offsetIndex) entries() [][2]int64 {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	out := make([][2]int64, n)
@@ -120,7 +120,7 @@ func (x *offsetIndex) append(offset, pos int64) error {
 
 // truncateTo drops the entries with offset >= offset.
 func (x *offsetIndex) truncateTo(offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
 		o, _ := x.entryLocked(int64(i))
@@ -133,7 +133,7 @@ func (x *offsetIndex) truncateTo(offset int64) {
 // sanityCheck validates every entry: offsets strictly increasing and not
 // below the base, positions increasing and inside the log.
 func (x *offsetIndex) sanityCheck(logSize int64) error {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	prevO, prevP := int64(-1), int64(-1)

@@ -27,9 +27,9 @@ import (
 type segment struct {
 	fs      vfs.FS
 	base    int64
-	name    string // the .log path at open, for readers' error messages
-	logPath string // current path of the .log (renamed .deleted); writer only
-	log     vfs.File
+	name    string      // the .log path at open, for readers' error messages
+	logPath string      // current path of the .log (renamed .deleted); writer only
+	log     *cachedFile // opened on demand through fileCache
 	offIdx  *offsetIndex
 	timeIdx *timeIndex
 	txnIdx  *txnIndex
@@ -97,7 +97,6 @@ func openSegmentFiles(fsys vfs.FS, dir string, base int64, logger *slog.Logger) 
 	if err != nil {
 		return nil, fmt.Errorf("storage: open segment %s: %w", s.logPath, err)
 	}
-	s.log = f
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -107,6 +106,7 @@ func openSegmentFiles(fsys vfs.FS, dir string, base int64, logger *slog.Logger) 
 		f.Close()
 		return nil, fmt.Errorf("storage: segment %s is %d bytes, beyond the int32 positions of its index: %w", s.logPath, st.Size(), ErrCorruptFile)
 	}
+	s.log = newCachedFile(fsys, s.logPath, os.O_RDWR, f)
 	s.size.Store(st.Size())
 	for _, ext := range []string{indexExt, timeIndexExt} {
 		if _, err := fsys.Stat(segmentPath(dir, base, ext)); errors.Is(err, fs.ErrNotExist) {
@@ -115,19 +115,19 @@ func openSegmentFiles(fsys vfs.FS, dir string, base int64, logger *slog.Logger) 
 	}
 	var bad1, bad2 bool
 	if s.offIdx, bad1, err = openOffsetIndex(fsys, segmentPath(dir, base, indexExt), base); err != nil {
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	if s.timeIdx, bad2, err = openTimeIndex(fsys, segmentPath(dir, base, timeIndexExt), base); err != nil {
 		s.offIdx.close()
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	s.indexBadLength = bad1 || bad2
 	if s.txnIdx, err = openTxnIndex(fsys, segmentPath(dir, base, txnIndexExt)); err != nil {
 		s.timeIdx.close()
 		s.offIdx.close()
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	return s, nil
@@ -341,7 +341,7 @@ func (s *segment) flush() error {
 // Open descriptors and mappings keep working, which is what lets in-flight
 // readers finish after retention removed the segment.
 func (s *segment) renameSuffix(suffix string) error {
-	if err := s.fs.Rename(s.logPath, s.logPath+suffix); err != nil {
+	if err := s.log.rename(s.logPath + suffix); err != nil {
 		return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 	}
 	s.logPath += suffix
@@ -369,7 +369,7 @@ func (s *segment) stripSuffix(suffix string) error {
 		}
 	}
 	if p, ok := strings.CutSuffix(s.logPath, suffix); ok {
-		if err := s.fs.Rename(s.logPath, p); err != nil {
+		if err := s.log.rename(p); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 		}
 		s.logPath = p

@@ -42,7 +42,7 @@ func (x *timeIndex) full() bool { return x.n.Load() >= x.cap-1 }
 
 // lastEntry is the last entry, or (NO_TIMESTAMP, base) when empty.
 func (x *timeIndex) lastEntry() (ts, offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	if n == 0 {
@@ -54,7 +54,7 @@ func (x *timeIndex) lastEntry() (ts, offset int64) {
 // lookup returns the greatest entry with timestamp <= target, or
 // (NO_TIMESTAMP, base) when there is none.
 func (x *timeIndex) lookup(target int64) (ts, offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
@@ -68,7 +68,7 @@ func (x *timeIndex) lookup(target int64) (ts, offset int64) {
 }
 
 func (x *timeIndex) entries() [][2]int64 {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	out := make([][2]int64, n)
@@ -114,7 +114,7 @@ func (x *timeIndex) maybeAppend(ts, offset int64, skipFullCheck bool) error {
 
 // truncateTo drops the entries with offset >= offset.
 func (x *timeIndex) truncateTo(offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
 		_, o := x.entryLocked(int64(i))
@@ -128,7 +128,7 @@ func (x *timeIndex) truncateTo(offset int64) {
 // not decreasing, none below the base. nextOffset bounds the offsets from
 // above when the caller knows it (pass -1 otherwise).
 func (x *timeIndex) sanityCheck(nextOffset int64) error {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	prevT, prevO := int64(math.MinInt64), int64(-1)

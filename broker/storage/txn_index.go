@@ -84,9 +84,9 @@ func ReadTxnIndex(path string) ([]AbortedTxn, error) {
 // entries are written (and lowered before the file is cut).
 type txnIndex struct {
 	fs      vfs.FS
-	path    string // current path; writer only (renames)
-	name    string // the path at open, for readers' messages
-	f       atomic.Pointer[fileBox]
+	path    string                     // current path; writer only (renames)
+	name    string                     // the path at open, for readers' messages
+	f       atomic.Pointer[cachedFile] // nil until the file exists
 	size    atomic.Int64
 	lastOff int64 // last entry's lastOffset, -1 when empty; writer only
 }
@@ -111,7 +111,7 @@ func openTxnIndex(fsys vfs.FS, path string) (*txnIndex, error) {
 		f.Close()
 		return nil, fmt.Errorf("storage: %s is %d bytes, larger than any transaction index: %w", path, st.Size(), ErrCorruptFile)
 	}
-	x.f.Store(&fileBox{f})
+	x.f.Store(newCachedFile(fsys, path, os.O_RDWR, f))
 	x.size.Store(st.Size())
 	if es, err := x.entries(); err == nil && len(es) > 0 {
 		x.lastOff = es[len(es)-1].LastOffset
@@ -174,7 +174,7 @@ func (x *txnIndex) append(es []AbortedTxn) error {
 		if err != nil {
 			return fmt.Errorf("storage: create %s: %w", x.path, err)
 		}
-		f = &fileBox{nf}
+		f = newCachedFile(x.fs, x.path, os.O_RDWR, nf)
 		x.f.Store(f)
 	}
 	pos := x.size.Load()
@@ -259,8 +259,8 @@ func (x *txnIndex) exists() bool { return x.f.Load() != nil }
 
 // rename moves the file (if any) to path; the descriptor stays valid.
 func (x *txnIndex) rename(path string) error {
-	if x.exists() {
-		if err := x.fs.Rename(x.path, path); err != nil {
+	if f := x.f.Load(); f != nil {
+		if err := f.rename(path); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", x.path, err)
 		}
 	}
