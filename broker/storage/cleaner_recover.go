@@ -86,7 +86,7 @@ func (l *Log) completeSwaps() error {
 				}
 			}
 		}
-		if err := syncDir(l.fs, l.dir); err != nil {
+		if err := l.syncLogDir(); err != nil {
 			return err
 		}
 		if err := l.fs.Rename(path, segmentPath(l.dir, base, logExt)); err != nil {
@@ -99,7 +99,7 @@ func (l *Log) completeSwaps() error {
 		}
 		l.logger.Info("storage: completed an interrupted cleaning swap", "segment", segmentPath(l.dir, base, logExt), "next_offset", next)
 	}
-	return syncDir(l.fs, l.dir)
+	return l.syncLogDir()
 }
 
 // swapNextOffset is the offset after the last whole batch of a swap file.

@@ -58,7 +58,7 @@ func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, c
 			}
 		}
 	}()
-	w := &cleanedWriter{seg: dst, interval: int64(cfg.IndexIntervalBytes), limit: max(writeBuf, 4096), maxTs: noTimestamp, maxTsOff: dst.base, next: dst.base}
+	w := &cleanedWriter{seg: dst, health: l.health, interval: int64(cfg.IndexIntervalBytes), limit: max(writeBuf, 4096), maxTs: noTimestamp, maxTsOff: dst.base, next: dst.base}
 	var (
 		mtime    time.Time
 		batches  int
@@ -186,6 +186,7 @@ func createCleanedSegment(fsys vfs.FS, dir string, base int64, cfg *LogConfig, l
 // published early.
 type cleanedWriter struct {
 	seg             *segment
+	health          *dirHealth
 	buf             []byte // batches not yet written; they start at flushed
 	flushed         int64
 	interval        int64
@@ -263,7 +264,7 @@ func (w *cleanedWriter) finish(mtime time.Time) error {
 	if err := s.seal(); err != nil {
 		return err
 	}
-	if err := s.flush(); err != nil {
+	if err := s.flush(w.health); err != nil {
 		return err
 	}
 	if !mtime.IsZero() {
@@ -317,7 +318,7 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) (commi
 	// The .swap is whole and synced (finish flushed it): whether or not
 	// the directory fsync below succeeds, the next open may find it and
 	// complete the swap, so from here on it stays.
-	if err := syncDir(l.fs, l.dir); err != nil {
+	if err := l.syncLogDir(); err != nil {
 		return true, err
 	}
 	l.cleanerStage("swap")

@@ -21,6 +21,12 @@ func fsOrDefault(fsys vfs.FS) vfs.FS {
 // over the target, fsync the directory so the rename itself is durable. This
 // is the protocol Kafka's CheckpointFile uses.
 func writeFileAtomic(fsys vfs.FS, path string, data []byte) error {
+	return writeFileAtomicSync(fsys, path, data, func() error { return syncDir(fsys, filepath.Dir(path)) })
+}
+
+// writeFileAtomicSync is writeFileAtomic with the directory fsync given
+// (a log's files sync its directory through the log: syncLogDir).
+func writeFileAtomicSync(fsys vfs.FS, path string, data []byte, dirSync func() error) error {
 	tmp := path + tmpSuffix
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -44,7 +50,7 @@ func writeFileAtomic(fsys vfs.FS, path string, data []byte) error {
 		fsys.Remove(tmp)
 		return fmt.Errorf("storage: rename %s: %w", tmp, err)
 	}
-	return syncDir(fsys, filepath.Dir(path))
+	return dirSync()
 }
 
 // syncDir makes entries created, renamed or removed in dir durable.

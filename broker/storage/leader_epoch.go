@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 
 	"kafgo/broker/storage/vfs"
@@ -27,7 +28,8 @@ const (
 type LeaderEpochCache struct {
 	mu      sync.RWMutex
 	fs      vfs.FS
-	path    string // "" keeps the cache in memory only
+	dirSync func() error // the directory fsync; nil: the file system's
+	path    string       // "" keeps the cache in memory only
 	entries []EpochEntry
 	logger  *slog.Logger
 }
@@ -260,7 +262,11 @@ func (c *LeaderEpochCache) persistLocked() error {
 	if c.path == "" {
 		return nil
 	}
-	if err := writeFileAtomic(c.fs, c.path, formatLeaderEpochCheckpoint(c.entries)); err != nil {
+	dirSync := c.dirSync
+	if dirSync == nil {
+		dirSync = func() error { return syncDir(c.fs, filepath.Dir(c.path)) }
+	}
+	if err := writeFileAtomicSync(c.fs, c.path, formatLeaderEpochCheckpoint(c.entries), dirSync); err != nil {
 		return fmt.Errorf("storage: persist leader epochs: %w", err)
 	}
 	return nil

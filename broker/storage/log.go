@@ -123,8 +123,9 @@ type Log struct {
 	scratch  []batchMeta
 	pstage   producerAppend
 
-	flushMu sync.Mutex
-	bg      sync.WaitGroup // background flushes started by rolls
+	flushMu   sync.Mutex
+	dirSyncMu sync.Mutex     // syncLogDir
+	bg        sync.WaitGroup // background flushes started by rolls
 
 	// Group commit of flush.messages appends (flushCovering): syncs in
 	// flight and the highest offset they will make durable, waited on
@@ -327,11 +328,11 @@ func (l *Log) syncForClose() error {
 		if i+1 < len(segs) && segs[i+1].base <= rp {
 			continue
 		}
-		if err := s.flush(); err != nil {
+		if err := s.flush(l.health); err != nil {
 			return err
 		}
 	}
-	if err := syncDir(l.fs, l.dir); err != nil {
+	if err := l.syncLogDir(); err != nil {
 		return err
 	}
 	l.recoveryPoint.Store(leo)

@@ -45,6 +45,7 @@ type dirHealth struct {
 	dir    string
 	err    atomic.Pointer[error]
 	report func(DirFailure) // told once, on the first failure; may be nil
+	logged atomic.Bool      // the failure was logged
 }
 
 func newDirHealth(dir string, report func(DirFailure)) *dirHealth {
@@ -55,6 +56,18 @@ func newDirHealth(dir string, report func(DirFailure)) *dirHealth {
 func (h *dirHealth) failure() error {
 	if p := h.err.Load(); p != nil {
 		return *p
+	}
+	return nil
+}
+
+// check is nil while the dir is healthy, else its failure as ErrStorage.
+// A nil dirHealth is always healthy.
+func (h *dirHealth) check() error {
+	if h == nil {
+		return nil
+	}
+	if cause := h.failure(); cause != nil {
+		return fmt.Errorf("storage: log dir %s is offline: %w: %w", h.dir, ErrStorage, cause)
 	}
 	return nil
 }
@@ -111,7 +124,8 @@ func (l *Log) fail(err error) error {
 	case err == nil || errors.Is(err, ErrStorage):
 		return err
 	case isDiskFailure(err):
-		if l.health.fail(err) {
+		l.health.fail(err)
+		if l.health.logged.CompareAndSwap(false, true) {
 			l.logger.Error("storage: I/O error; the log dir goes offline and nothing in it is written, synced or read again until a restart", "dir", l.health.dir, "err", err)
 		}
 		l.gcMu.Lock()
@@ -120,6 +134,22 @@ func (l *Log) fail(err error) error {
 		return fmt.Errorf("storage: %s: %w: %w", l.tp, ErrStorage, err)
 	case isResourceShortage(err):
 		return fmt.Errorf("storage: %s: %w: %w", l.tp, ErrStorage, err)
+	}
+	return err
+}
+
+// syncLogDir fsyncs the partition directory. The log's directory syncs run
+// one at a time and a failed one is recorded before the next may start, so
+// no sync of the directory follows a failed one (see segment.flush).
+func (l *Log) syncLogDir() error {
+	l.dirSyncMu.Lock()
+	defer l.dirSyncMu.Unlock()
+	if err := l.health.check(); err != nil {
+		return err
+	}
+	err := syncDir(l.fs, l.dir)
+	if isDiskFailure(err) {
+		l.health.fail(err)
 	}
 	return err
 }

@@ -55,14 +55,14 @@ func (l *Log) flushToLocked(target int64) error {
 	start := time.Now()
 	var errs []error
 	for _, s := range todo {
-		if err := s.flush(); err != nil && !s.deleted.Load() {
+		if err := s.flush(l.health); err != nil && !s.deleted.Load() {
 			// Fail-stop: nothing more is synced after a failed sync.
 			errs = append(errs, err)
 			break
 		}
 	}
 	if dirDirty && len(errs) == 0 {
-		if err := syncDir(l.fs, l.dir); err != nil {
+		if err := l.syncLogDir(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -144,7 +144,7 @@ func (l *Log) flushCovering(need int64) error {
 	l.gcMu.Unlock()
 
 	start := time.Now()
-	err := seg.flush()
+	err := seg.flush(l.health)
 	if err == nil {
 		l.mu.Lock()
 		if gen == l.truncGen && target > l.recoveryPoint.Load() {

@@ -63,6 +63,8 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if l.epochs, err = openLeaderEpochCache(fsys, filepath.Join(dir, LeaderEpochCheckpointFile), logger); err != nil {
 		return nil, err
 	}
+	l.epochs.dirSync = l.syncLogDir
+	l.producers.dirSync = l.syncLogDir
 	bases, err := l.cleanDirectory()
 	if err != nil {
 		return nil, err
@@ -343,7 +345,7 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 		if res.truncatedBytes > 0 {
 			l.logger.Warn("storage: truncated log during recovery", "segment", s.logPath, "bytes", res.truncatedBytes, "valid_batches", res.batches, "reason", res.reason)
 		}
-		if err := s.flush(); err != nil {
+		if err := s.flush(l.health); err != nil {
 			return nil, err
 		}
 		if res.truncatedBytes > 0 && i+1 < len(segs) {
@@ -381,7 +383,7 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 		}
 		prevNext = s.next
 	}
-	if err := syncDir(l.fs, l.dir); err != nil {
+	if err := l.syncLogDir(); err != nil {
 		return nil, err
 	}
 	return segs, nil

@@ -164,7 +164,7 @@ func (m *ProducerStateManager) SnapshotOffsets() []int64 {
 // takeSnapshot writes the current state as <offset>.snapshot, the state of
 // every batch below offset.
 func (m *ProducerStateManager) takeSnapshot(offset int64) error {
-	return writeFileAtomic(m.fs, m.snapshotPath(offset), encodeProducerSnapshot(m.Producers()))
+	return writeFileAtomicSync(m.fs, m.snapshotPath(offset), encodeProducerSnapshot(m.Producers()), m.dirSync)
 }
 
 // loadLatestSnapshot replaces the state with the newest readable snapshot at

@@ -150,9 +150,10 @@ func (p *ProducerState) checkEpoch(h *record.BatchHeader) error {
 // mutates it under its own lock; the read methods are safe for concurrent
 // use.
 type ProducerStateManager struct {
-	fs     vfs.FS
-	dir    string
-	logger *slog.Logger
+	fs      vfs.FS
+	dirSync func() error // the directory fsync (the log's)
+	dir     string
+	logger  *slog.Logger
 
 	mu        sync.RWMutex
 	producers map[int64]*ProducerState
@@ -161,7 +162,7 @@ type ProducerStateManager struct {
 }
 
 func newProducerStateManager(fsys vfs.FS, dir string, logger *slog.Logger) *ProducerStateManager {
-	return &ProducerStateManager{fs: fsys, dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
+	return &ProducerStateManager{fs: fsys, dirSync: func() error { return syncDir(fsys, dir) }, dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
 }
 
 // Producer returns a copy of one producer's state.

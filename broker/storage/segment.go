@@ -54,6 +54,8 @@ type segment struct {
 	statMu   sync.Mutex
 	maxTs    int64 // published copies of maxTsW/maxTsOffW, for readers
 	maxTsOff int64
+
+	syncMu sync.Mutex // flush: one sync of the segment at a time
 }
 
 // createSegment makes the files of a new, empty segment with preallocated
@@ -324,7 +326,25 @@ func (s *segment) boundary(from, limit, maxOffset, end int64) int64 {
 	return p
 }
 
-func (s *segment) flush() error {
+// flush syncs the segment's files, one flush at a time: a flush waiting
+// behind a failed one sees the failure (recorded in h before the next may
+// start) and syncs nothing. Two concurrent fsyncs of one file could split a
+// write-back error between them, the second reporting success for pages
+// the kernel dropped (fsyncgate); serialised, none follows a failure.
+func (s *segment) flush(h *dirHealth) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	if err := h.check(); err != nil {
+		return err
+	}
+	err := s.syncFiles()
+	if h != nil && isDiskFailure(err) {
+		h.fail(err)
+	}
+	return err
+}
+
+func (s *segment) syncFiles() error {
 	if err := s.log.DataSync(); err != nil {
 		return fmt.Errorf("storage: fsync %s: %w", s.logPath, err)
 	}
