@@ -84,11 +84,11 @@ func lowerNoFile(t testing.TB, n uint64) {
 // half of it), and index mappings stay within their budget.
 func TestManyPartitionsFewDescriptors(t *testing.T) {
 	// 10,000 partitions need 30,000 descriptors the old way, 30 times
-	// the limit; KAFGO_SCALE_PARTITIONS=30000 runs the full size of issue
-	// 23 (a couple of minutes under -race on two cores).
+	// the limit (3,000 under -race or -short, still 9 times);
+	// KAFGO_SCALE_PARTITIONS=30000 runs the full size of issue 23.
 	n := 10000
-	if testing.Short() {
-		n = 2000
+	if testing.Short() || raceEnabled {
+		n = 3000
 	}
 	if v, err := strconv.Atoi(os.Getenv("KAFGO_SCALE_PARTITIONS")); err == nil && v > 0 {
 		n = v
@@ -188,6 +188,15 @@ func TestManyPartitionsFewDescriptors(t *testing.T) {
 	readBack("after a restart")
 	hs := Handles()
 	maps := countMappings(t) - baseMaps
+	rss := "?"
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "VmRSS:") {
+				rss = strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+			}
+		}
+	}
+	t.Logf("RSS %s, %d descriptors open now", rss, countFDs(t))
 	t.Logf("%d partitions: created in %v, loaded in %v; at most %d descriptors open (limit 1024), %d cached (max %d, %d evictions); %d index mappings (max %d, %d evictions, %d new mappings in the process)",
 		n, created.Round(time.Millisecond), loaded.Round(time.Millisecond), maxFDs, hs.OpenFiles, hs.MaxOpenFiles, hs.FileEvictions, hs.IndexMappings, hs.MaxIndexMappings, hs.MappingEvictions, maps)
 	if maxFDs >= 1024 {
