@@ -8,7 +8,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 TESTFLAGS ?= -race -p 2 -timeout 30m
 FUZZTIME  ?= 10000x
 
-.PHONY: build install run test unit fuzz bench bench-compare lint clean e2e-deps
+.PHONY: build install run test unit fuzz bench bench-compare bench-scale lint clean e2e-deps
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kafgo
@@ -32,9 +32,12 @@ e2e-deps:
 
 # End-to-end tests run broker processes built with -race, so a data race in
 # the broker fails the test that provoked it (testcluster scans the logs).
+# KAFGO_E2E_REQUIRED=1: a test whose tool (ZooKeeper, kcat, tmux, node,
+# python3-kafka, ...) is missing fails here; a plain `go test ./...` skips
+# it and says why (internal/testing/needs).
 unit:
 	$(GO) build -race -ldflags "$(LDFLAGS)" -o bin/kafgo-race ./cmd/kafgo
-	KAFGO_BIN=$(CURDIR)/bin/kafgo-race $(GO) test $(TESTFLAGS) ./...
+	KAFGO_E2E_REQUIRED=1 KAFGO_BIN=$(CURDIR)/bin/kafgo-race $(GO) test $(TESTFLAGS) ./...
 
 # Each fuzz target runs briefly; the seed corpora under testdata/fuzz also run in `unit`.
 fuzz:
@@ -51,6 +54,16 @@ COMPARE_ARGS ?=
 bench-compare: build
 	KAFGO_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 2h -run '^TestCompare$$' -v ./internal/perfbench/compare/ \
 	  -args -compare.full -compare.out $(CURDIR)/bench-compare.md $(COMPARE_ARGS)
+
+# Many clients at once (issue 23), kafgo and kfake interleaved: C = 500,
+# 2,000 and 5,000 clients (half idempotent acks=all producers at 1 rec/s,
+# half consumers in groups of 2.5), fetch.min.bytes 1 and 1 MiB; a probe
+# producer's ack latency, errors, broker CPU and RSS per connection; writes
+# bench-scale.md. SCALE_ARGS passes more flags, e.g. SCALE_ARGS='-scale.clients=500'.
+SCALE_ARGS ?=
+bench-scale: build
+	KAFGO_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 3h -run '^TestScale$$' -v ./internal/perfbench/compare/ \
+	  -args -scale.full -scale.out $(CURDIR)/bench-scale.md $(SCALE_ARGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files -o --exclude-standard '*.go' 2>/dev/null)); \

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/acl"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/principal"
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
@@ -437,7 +438,7 @@ func TestAuthorizedAdmin(t *testing.T) {
 	acr.ResourceType, acr.ResourceName = kmsg.ConfigResourceTypeBroker, ""
 	ac.Resources = append(ac.Resources, acr)
 	wantErr(t, "alter broker configs", kerr.ErrorForCode(serveAs(t, b, alice, ac).(*kmsg.AlterConfigsResponse).Resources[0].ErrorCode), kerr.ClusterAuthorizationFailed)
-	if o, err := b.admin.TopicConfig(testCtx(t), "t1"); err != nil || len(o) != 0 {
+	if o, err := (dynconfig.Store{Meta: b.store}).Read(testCtx(t), dynconfig.Topics, "t1"); err != nil || len(o) != 0 {
 		t.Errorf("t1's config changed: %v %v", o, err)
 	}
 

@@ -24,6 +24,7 @@ import (
 	"kafgo/broker/credentials"
 	"kafgo/broker/group"
 	"kafgo/broker/meta"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
@@ -49,14 +50,17 @@ type Broker struct {
 	ctl       *controller.Controller
 	admin     *controller.Admin
 	groups    *group.Coordinator
+	health    *consumerHealth // the coordinated groups' consumer health
 	txns      *txn.Coordinator
 	pids      *producerIDs
 	authz     *acl.Authorizer // nil without authorizer.class.name
 	topics    *topicConfigs
+	changes   *dynconfig.Changes // /config/changes
 	quotas    *clientquota.Manager
 	api       *api.Server
 	net       *wire.Server
 	ib        *interBroker
+	peers     *peers
 	dialer    *wire.Dialer // inter-broker listener's security
 	creds     atomic.Pointer[credentials.Store]
 	cc        *controllerClient
@@ -145,7 +149,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	}
 	b.creds.Store(creds)
 	b.admin = &controller.Admin{Store: store}
-	b.topics = newTopicConfigs(b.admin, store, b.Config, b.log)
+	b.topics = newTopicConfigs(store, b.Config, b.hostsTopic, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
 	b.logs, err = storage.OpenManagerContext(ctx, storage.ManagerConfig{
 		LogDirs:                 cfg.LogDirs,
@@ -183,7 +187,8 @@ func (b *Broker) Start(ctx context.Context) error {
 		Logger:                 b.log,
 		Metrics:                b.metrics,
 	})
-	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache, listener: listener}
+	b.peers = newPeers(b.cache, listener, b.dialer)
+	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache}
 	b.replicas, err = replica.NewManager(replica.Config{
 		BrokerID:  cfg.BrokerID,
 		Logs:      b.logs,
@@ -194,8 +199,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			return partitionConfig(tc, cfg.BrokerID), err
 		},
 		Controller:           b.cc,
-		InterBrokerListener:  listener,
-		Dialer:               b.dialer,
+		Dialer:               b.peers,
 		ReplicaLagTimeMax:    time.Duration(cfg.ReplicaLagTimeMaxMs) * time.Millisecond,
 		FetchMaxBytes:        cfg.ReplicaFetchMaxBytes,
 		FetchMinBytes:        cfg.ReplicaFetchMinBytes,
@@ -221,45 +225,54 @@ func (b *Broker) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.groups = group.New(group.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
+	b.groups = group.New(groupConfig(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
 	b.pids = &producerIDs{store: b.store, broker: cfg.BrokerID}
-	b.txns = txn.New(txn.ConfigFromBroker(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
-	b.topics.onTopic = b.replicas.UpdateTopicConfig
-	b.topics.hosted = b.hostsTopic
-	b.topics.onBroker = b.reloadBrokerConfig
+	b.txns = txn.New(txnConfig(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
 	b.quotas = b.newClientQuotas(cfg)
-	b.topics.onQuota = b.reloadClientQuota
-	b.topics.onUser = b.reloadUser
+	// /config/changes: each part follows the entity types it keeps.
+	b.changes = dynconfig.NewChanges(store, b.log)
+	b.topics.follow(b.changes, b.replicas.UpdateTopicConfig)
+	b.changes.Register(dynconfig.Brokers, b.reloadBrokerConfig)
+	b.followClientQuotas(b.changes)
+	b.followCredentials(b.changes)
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
-	b.ib = newInterBroker(cfg.BrokerID, b.api, b.dialer)
+	b.ib = newInterBroker(cfg.BrokerID, b.api, b.peers)
 	b.cc.ib = b.ib
-	b.ctl.SetSender(b.ib)
+	b.ctl.SetSender(controllerSender{b.ib})
 
 	if err := b.net.Start(); err != nil {
 		return err
 	}
+	b.health = newConsumerHealth(b)
 	if b.adminHTTP != nil {
 		b.adminHTTP.Serve(admin.Source{
 			BrokerID: cfg.BrokerID, ClusterID: b.clusterID, Replicas: b.replicas, Wire: b.net,
 			ControllerID: func() int32 { return b.cache.View().ControllerID }, IsController: b.ctl.IsActive, ControllerEpoch: b.ctl.Epoch,
 			ClientQuotas: b.quotas,
 			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
-			EndOffsets: b.endOffsets, Txns: b.txns.Stats,
+			EndOffsets: b.endOffsets, Txns: b.txns.Stats, Health: b.health.Groups,
 			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
 		})
 	}
 
-	b.topics.skipExisting(ctx)
+	// The notifications present now are marked seen: each part reads the
+	// current state itself below (or as its partitions are created).
+	_ = b.changes.SkipExisting(ctx)
 	b.loadClientQuotas(ctx)
 	b.topics.configureLoaded(b.logs.Logs(), cfg.BrokerID)
 	b.wg.Add(1)
-	go func() { defer b.wg.Done(); b.topics.follow(runCtx) }()
+	go func() { defer b.wg.Done(); b.changes.Run(runCtx) }()
 	b.logs.Start(runCtx)
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.watchLogDirs(runCtx) }()
 	b.replicas.Start()
 	b.groups.Start()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		b.health.run(runCtx, time.Duration(cfg.ConsumerHealthSampleIntervalMs)*time.Millisecond)
+	}()
 	b.txns.Start()
 	if err := b.register(ctx); err != nil {
 		return err
@@ -321,6 +334,7 @@ func (b *Broker) serverConfig(cfg *config.Broker) (wire.ServerConfig, error) {
 		IdleTimeout:     time.Duration(cfg.ConnectionsMaxIdleMs) * time.Millisecond,
 		SendBufferBytes: int(cfg.SocketSendBufferBytes),
 		RecvBufferBytes: int(cfg.SocketReceiveBufferBytes),
+		Limits:          b.connLimits(cfg),
 		Logger:          b.log,
 	}
 	for _, l := range cfg.Listeners {
@@ -452,6 +466,15 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		if cfg.ControlledShutdownEnable && !cfg.Embedded() && b.registered.Load() {
 			b.controlledShutdown(ctx)
 		}
+		// Partitions being created for a LeaderAndIsr stop being created,
+		// and CreateTopics waiting for leaders answer: the listeners drain
+		// only once every request is answered.
+		if b.replicas != nil {
+			b.replicas.BeginShutdown()
+		}
+		if b.api != nil {
+			b.api.BeginShutdown()
+		}
 		if b.ctlStarted.Load() {
 			b.ctl.Stop()
 		}
@@ -561,7 +584,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Metrics:             b.metrics,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
-		AlterBrokerConfig:   b.alterBrokerConfig,
+		Configs:             dynconfig.Store{Meta: b.store},
 		NextProducerID:      b.pids.Next,
 		RequestTimeout:      time.Duration(b.Config().RequestTimeoutMs) * time.Millisecond,
 	}
@@ -589,18 +612,11 @@ func (b *Broker) hostsTopic(topic string) bool {
 	return false
 }
 
-// alterBrokerConfig persists dynamic broker configs for entity (this
-// broker's id or <default>); every broker applies them from the change
-// notification, this one included.
-func (b *Broker) alterBrokerConfig(ctx context.Context, entity string, configs map[string]string) error {
-	return b.admin.SetEntityConfig(ctx, znode.ConfigTypeBroker, entity, configs)
-}
-
 // reloadBrokerConfig applies the stored dynamic configs of this broker and
 // the cluster default onto the static configuration.
 func (b *Broker) reloadBrokerConfig(entity string) {
 	self := strconv.Itoa(int(b.Config().BrokerID))
-	if entity != self && entity != znode.DefaultBrokerEntity {
+	if entity != self && entity != dynconfig.DefaultEntity {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
@@ -618,20 +634,9 @@ func (b *Broker) reloadBrokerConfig(entity string) {
 		b.log.Info("dynamic broker config applied", "entity", entity, "default", len(d), "own", len(o))
 	}
 	b.applyReplicationThrottle(next)
+	b.net.SetConnLimits(b.connLimits(next))
 	// Topic defaults may have changed with it.
-	for _, p := range b.replicas.Partitions() {
-		b.replicas.UpdateTopicConfig(p.TopicPartition().Topic)
-	}
-}
-
-// reloadUser refreshes a user's SCRAM credentials after a change
-// notification (entity is the sanitized user name).
-func (b *Broker) reloadUser(entity string) {
-	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
-	defer cancel()
-	if err := b.creds.Load().Refresh(ctx, entity); err != nil {
-		b.log.Warn("cannot reload user credentials", "user", entity, "err", err)
-	}
+	b.replicas.UpdateTopicConfigs(nil)
 }
 
 // newReplicationQuota builds one side's replication quota (KIP-73) with the

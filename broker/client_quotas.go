@@ -2,10 +2,12 @@ package broker
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"kafgo/broker/clientquota"
 	"kafgo/broker/config"
+	"kafgo/broker/meta/dynconfig"
 )
 
 // newClientQuotas builds the client quota manager with the broker's
@@ -57,4 +59,29 @@ func (b *Broker) reloadClientQuota(entityType, name string) {
 		return
 	}
 	b.quotas.Update(e, cfg)
+}
+
+// followClientQuotas registers for the change notifications of users,
+// users' client ids and client ids: the quotas of the entity are read
+// again.
+func (b *Broker) followClientQuotas(changes *dynconfig.Changes) {
+	for _, typ := range []string{dynconfig.Users, dynconfig.Clients} {
+		changes.Register(typ, func(name string) { b.reloadClientQuota(typ, name) })
+	}
+}
+
+// followCredentials registers for users' change notifications: a user's
+// own znode (not a user's client-id entity, users/<u>/clients/<c>) also
+// holds its SCRAM credentials, which are read again.
+func (b *Broker) followCredentials(changes *dynconfig.Changes) {
+	changes.Register(dynconfig.Users, func(name string) {
+		if strings.Contains(name, "/") {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+		defer cancel()
+		if err := b.creds.Load().Refresh(ctx, name); err != nil {
+			b.log.Warn("cannot reload user credentials", "user", name, "err", err)
+		}
+	})
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"kafgo/broker/config"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 )
 
 // storedConfig is this broker's configuration with the dynamic configs the
@@ -19,12 +19,13 @@ import (
 // in skipped.
 func (b *Broker) storedConfig(ctx context.Context) (cfg *config.Broker, skipped []error, err error) {
 	static := b.static.Load()
-	def, err := b.admin.EntityConfig(ctx, znode.ConfigTypeBroker, znode.DefaultBrokerEntity)
+	store := dynconfig.Store{Meta: b.store}
+	def, err := store.Read(ctx, dynconfig.Brokers, dynconfig.DefaultEntity)
 	if err != nil {
 		return nil, nil, fmt.Errorf("broker: reading the default broker config: %w", err)
 	}
 	self := strconv.Itoa(int(static.BrokerID))
-	own, err := b.admin.EntityConfig(ctx, znode.ConfigTypeBroker, self)
+	own, err := store.Read(ctx, dynconfig.Brokers, self)
 	if err != nil {
 		return nil, nil, fmt.Errorf("broker: reading the config of broker %s: %w", self, err)
 	}

@@ -23,7 +23,7 @@ func metadataRequest() *kmsg.MetadataRequest {
 // brokerIDs sends Metadata through ib and returns the brokers it lists.
 func brokerIDs(ctx context.Context, t *testing.T, ib *interBroker, broker int32, addr string) []int32 {
 	t.Helper()
-	resp, err := ib.Send(ctx, broker, addr, metadataRequest())
+	resp, err := controllerSender{ib}.Send(ctx, broker, addr, metadataRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +56,21 @@ func TestInterBrokerRouting(t *testing.T) {
 	if n := self.net.Stats().Accepted; n != 0 {
 		t.Fatalf("a request to self went over the network (%d connections)", n)
 	}
-	if _, err := self.ib.Send(ctx, 2, "", metadataRequest()); err == nil {
+	if _, err := (controllerSender{self.ib}).Send(ctx, 2, "", metadataRequest()); err == nil {
 		t.Fatal("a request to another broker without an address succeeded")
+	}
+	// Send resolves the address itself: unknown to this broker's metadata
+	// cache (the two brokers are separate clusters), it is unreachable
+	// until a LeaderAndIsr names it among the live leaders.
+	if _, err := self.ib.Send(ctx, 2, metadataRequest()); err == nil {
+		t.Fatal("a request to a broker with no known address succeeded")
+	}
+	otherTCP := other.Addr("PLAINTEXT").(*net.TCPAddr)
+	self.peers.LiveLeaders([]kmsg.LeaderAndISRRequestLiveLeader{{BrokerID: 2, Host: "127.0.0.1", Port: int32(otherTCP.Port)}})
+	if resp, err := self.ib.Send(ctx, 2, metadataRequest()); err != nil {
+		t.Fatalf("a request to a live leader: %v", err)
+	} else if bs := resp.(*kmsg.MetadataResponse).Brokers; len(bs) != 1 || bs[0].NodeID != 2 {
+		t.Fatalf("Metadata through the live leader's address lists %v", bs)
 	}
 
 	for range 2 {
@@ -74,7 +87,7 @@ func TestInterBrokerRouting(t *testing.T) {
 	if err := other.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := self.ib.Send(ctx, 2, otherAddr, metadataRequest()); err == nil {
+	if _, err := (controllerSender{self.ib}).Send(ctx, 2, otherAddr, metadataRequest()); err == nil {
 		t.Fatal("a request to a stopped broker succeeded")
 	}
 	if n := self.ib.clientCount(); n != 0 {
@@ -100,9 +113,9 @@ func TestControllerClient(t *testing.T) {
 	ctx := testCtx(t)
 	remote, _ := startTestBroker(t, testConfig(t, t.TempDir(), map[string]string{"broker.id": "2"}))
 	cache := clusterview.New()
-	ib := newInterBroker(1, nil, nil)
+	ib := newInterBroker(1, nil, newPeers(cache, "PLAINTEXT", nil))
 	t.Cleanup(ib.close)
-	cc := &controllerClient{ib: ib, ctl: controller.New(controller.Config{BrokerID: 1}), cache: cache, listener: "PLAINTEXT"}
+	cc := &controllerClient{ib: ib, ctl: controller.New(controller.Config{BrokerID: 1}), cache: cache}
 	req := controlledShutdownRequest(7, -1)
 
 	if _, err := cc.ControlledShutdown(ctx, req); err == nil {
@@ -167,5 +180,27 @@ func TestControllerClient(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the request to a replaced controller was not abandoned")
+	}
+}
+
+// A leader that cannot be dialled gives an error and a nil connection (not
+// a nil *wire.Client inside a non-nil interface, which a fetcher would
+// take for a connection and use).
+func TestDialLeaderFailureIsNil(t *testing.T) {
+	ctx := testCtx(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // nothing listens there now
+	p := newPeers(clusterview.New(), "PLAINTEXT", nil)
+	if c, err := p.DialLeader(ctx, 2, "t"); err == nil || c != nil {
+		t.Fatalf("unknown leader: %v, %v", c, err)
+	}
+	p.LiveLeaders([]kmsg.LeaderAndISRRequestLiveLeader{{BrokerID: 2, Host: "127.0.0.1", Port: int32(port)}})
+	c, err := p.DialLeader(ctx, 2, "t")
+	if err == nil || c != nil {
+		t.Fatalf("unreachable leader: conn %v (nil: %t), err %v", c, c == nil, err)
 	}
 }

@@ -2,8 +2,6 @@ package broker
 
 import (
 	"context"
-	"net"
-	"strconv"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -30,23 +28,13 @@ func (b *Broker) endOffsets(ctx context.Context, tps []partid.TopicPartition) ma
 			byLeader[vp.Leader] = append(byLeader[vp.Leader], tp)
 		}
 	}
-	listener := b.Config().InterBrokerListenerName
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for leader, parts := range byLeader {
-		vb, ok := view.Broker(leader)
-		if !ok {
-			continue
-		}
-		e, ok := vb.Endpoint(listener)
-		if !ok {
-			continue
-		}
-		addr := net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := b.ib.Send(ctx, leader, addr, latestOffsetsRequest(parts))
+			resp, err := b.ib.Send(ctx, leader, latestOffsetsRequest(parts))
 			if err != nil {
 				b.log.Debug("metrics: end offsets for consumer lag unavailable", "leader", leader, "err", err)
 				return

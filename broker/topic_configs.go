@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/partid"
 	"kafgo/broker/storage"
 )
@@ -28,17 +26,10 @@ const storeReadTimeout = 10 * time.Second
 // AlterConfigs read the store themselves, so they see a change made through
 // any broker at once.
 type topicConfigs struct {
-	admin    *controller.Admin
-	store    meta.Store
-	broker   func() *config.Broker
-	hosted   func(topic string) bool // some partition of topic is on this broker
-	log      *slog.Logger
-	onTopic  func(topic string)  // a kept topic's config changed
-	onBroker func(entity string) // a broker's dynamic config changed
-	onUser   func(entity string) // a user's config (SCRAM credentials) changed; entity is sanitized
-
-	// onQuota: a user's or client id's config changed (client quotas).
-	onQuota func(entityType, entity string)
+	configs dynconfig.Store
+	broker  func() *config.Broker
+	hosted  func(topic string) bool // some partition of topic is on this broker
+	log     *slog.Logger
 
 	// loadMu makes each store read and the cache write after it one step,
 	// so a read that saw an older value never overwrites a newer one: the
@@ -46,21 +37,27 @@ type topicConfigs struct {
 	loadMu    sync.Mutex
 	mu        sync.RWMutex
 	overrides map[string]map[string]string // read-only once stored
-
-	changes *meta.ChangeListener // /config/changes
 }
 
-func newTopicConfigs(admin *controller.Admin, store meta.Store, broker func() *config.Broker, log *slog.Logger) *topicConfigs {
-	tc := &topicConfigs{admin: admin, store: store, broker: broker, log: log, overrides: map[string]map[string]string{}}
-	tc.changes = meta.NewChangeListener(store, znode.ConfigChangesPath, znode.ConfigChangePrefix, tc.apply)
-	return tc
+func newTopicConfigs(store meta.Store, broker func() *config.Broker, hosted func(topic string) bool, log *slog.Logger) *topicConfigs {
+	return &topicConfigs{configs: dynconfig.Store{Meta: store}, broker: broker, hosted: hosted, log: log, overrides: map[string]map[string]string{}}
+}
+
+// follow registers for topics' change notifications: a kept topic's
+// overrides are read again, then onTopic tells its partitions here.
+func (tc *topicConfigs) follow(changes *dynconfig.Changes, onTopic func(topic string)) {
+	changes.Register(dynconfig.Topics, func(topic string) {
+		if tc.refresh(topic) {
+			onTopic(topic)
+		}
+	})
 }
 
 // read reads a topic's overrides from the store.
 func (tc *topicConfigs) read(topic string) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
 	defer cancel()
-	o, err := tc.admin.TopicConfig(ctx, topic)
+	o, err := tc.configs.Read(ctx, dynconfig.Topics, topic)
 	if err != nil {
 		return nil, fmt.Errorf("broker: reading the config of topic %s: %w", topic, err)
 	}
@@ -173,7 +170,7 @@ func (tc *topicConfigs) refresh(topic string) bool {
 // release drops a topic's overrides once none of its partitions is on this
 // broker any more (the topic was deleted, or moved away).
 func (tc *topicConfigs) release(topic string) {
-	if tc.hosted != nil && tc.hosted(topic) {
+	if tc.hosted(topic) {
 		return
 	}
 	tc.loadMu.Lock()
@@ -181,39 +178,4 @@ func (tc *topicConfigs) release(topic string) {
 	delete(tc.overrides, topic)
 	tc.mu.Unlock()
 	tc.loadMu.Unlock()
-}
-
-// follow applies /config/changes notifications until ctx ends.
-func (tc *topicConfigs) follow(ctx context.Context) { tc.changes.Run(ctx) }
-
-// skipExisting marks the notifications present at start-up as seen: the
-// partitions created here read their configs fresh anyway.
-func (tc *topicConfigs) skipExisting(ctx context.Context) { _ = tc.changes.SkipExisting(ctx) }
-
-// apply acts on one config change notification.
-func (tc *topicConfigs) apply(_ context.Context, _ string, data []byte) {
-	note, err := znode.ParseConfigChangeNotification(data)
-	if err != nil {
-		return
-	}
-	typ, entity := note.Entity()
-	switch typ {
-	case znode.ConfigTypeTopic:
-		if tc.refresh(entity) && tc.onTopic != nil {
-			tc.onTopic(entity)
-		}
-	case znode.ConfigTypeBroker:
-		if tc.onBroker != nil {
-			tc.onBroker(entity)
-		}
-	case znode.ConfigTypeUser, znode.ConfigTypeClient:
-		if tc.onQuota != nil {
-			tc.onQuota(typ, entity)
-		}
-		// A user's own znode also holds its SCRAM credentials; a
-		// user's client-id entity ("alice/clients/c1") does not.
-		if typ == znode.ConfigTypeUser && !strings.Contains(entity, "/") && tc.onUser != nil {
-			tc.onUser(entity)
-		}
-	}
 }

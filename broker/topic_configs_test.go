@@ -4,12 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"testing"
 
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
 	"kafgo/broker/meta"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/partid"
 	"kafgo/broker/storage"
@@ -17,9 +18,30 @@ import (
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// newTestTopicConfigs is a topicConfigs on an embedded store, with the
-// broker defaults and hosted standing in for the replica manager.
-func newTestTopicConfigs(t *testing.T, hosted map[string]bool) (*topicConfigs, *controller.Admin) {
+// testTopicConfigs is a topicConfigs on an embedded store, with the broker
+// defaults and hosted standing in for the replica manager, following the
+// store's change notifications; changed lists the topics it was told of.
+type testTopicConfigs struct {
+	*topicConfigs
+	store   meta.Store
+	changes *dynconfig.Changes
+	changed []string
+}
+
+// set replaces a topic's overrides in the store, as AlterConfigs does.
+func (tt *testTopicConfigs) set(t *testing.T, topic string, overrides map[string]string) {
+	t.Helper()
+	err := dynconfig.Store{Meta: tt.store}.Update(context.Background(), dynconfig.Topics, topic, func(cfg map[string]string) error {
+		clear(cfg)
+		maps.Copy(cfg, overrides)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newTestTopicConfigs(t *testing.T, hosted map[string]bool) *testTopicConfigs {
 	t.Helper()
 	store, err := meta.OpenEmbedded(filepath.Join(t.TempDir(), "meta.json"), quietLogger())
 	if err != nil {
@@ -33,18 +55,18 @@ func newTestTopicConfigs(t *testing.T, hosted map[string]bool) (*topicConfigs, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := &controller.Admin{Store: store}
-	tc := newTopicConfigs(admin, store, func() *config.Broker { return cfg }, quietLogger())
-	tc.hosted = func(topic string) bool { return hosted[topic] }
-	return tc, admin
+	tt := &testTopicConfigs{store: store, changes: dynconfig.NewChanges(store, nil)}
+	tt.topicConfigs = newTopicConfigs(store, func() *config.Broker { return cfg }, func(topic string) bool { return hosted[topic] }, quietLogger())
+	tt.follow(tt.changes, func(topic string) { tt.changed = append(tt.changed, topic) })
+	return tt
 }
 
 // applyNotifications runs the change notifications now in the store, as
 // follow does when its watch fires.
-func applyNotifications(t *testing.T, tc *topicConfigs) {
+func applyNotifications(t *testing.T, tc *testTopicConfigs) {
 	t.Helper()
 	ctx := context.Background()
-	children, _, err := tc.store.Children(ctx, znode.ConfigChangesPath)
+	children, _, err := tc.store.Children(ctx, dynconfig.ChangesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,30 +78,24 @@ const defaultRetentionMs = 7 * 24 * 3600 * 1000
 func TestTopicConfigsRecreatedTopicStartsFromTheStore(t *testing.T) {
 	ctx := context.Background()
 	hosted := map[string]bool{}
-	tc, admin := newTestTopicConfigs(t, hosted)
-	var changed []string
-	tc.onTopic = func(topic string) { changed = append(changed, topic) }
+	tc := newTestTopicConfigs(t, hosted)
 
 	// The topic has an override; its partition is created here, and the
 	// override is changed.
-	if err := admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, "t", map[string]string{"retention.ms": "1000"}); err != nil {
-		t.Fatal(err)
-	}
+	tc.set(t, "t", map[string]string{"retention.ms": "1000"})
 	got, err := tc.Load("t")
 	if err != nil || got.RetentionMs != 1000 {
 		t.Fatalf("Load: retention %d, %v; want 1000", got.RetentionMs, err)
 	}
 	hosted["t"] = true
 	applyNotifications(t, tc) // the change above, already read: harmless
-	if err := admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, "t", map[string]string{"retention.ms": "2000"}); err != nil {
-		t.Fatal(err)
-	}
+	tc.set(t, "t", map[string]string{"retention.ms": "2000"})
 	applyNotifications(t, tc)
 	if got := tc.Effective("t").RetentionMs; got != 2000 {
 		t.Fatalf("after the change notification: retention %d, want 2000", got)
 	}
-	if len(changed) == 0 || changed[len(changed)-1] != "t" {
-		t.Fatalf("partitions not told of the change: %v", changed)
+	if len(tc.changed) == 0 || tc.changed[len(tc.changed)-1] != "t" {
+		t.Fatalf("partitions not told of the change: %v", tc.changed)
 	}
 
 	// The topic is deleted (its partition leaves this broker, the
@@ -87,13 +103,13 @@ func TestTopicConfigsRecreatedTopicStartsFromTheStore(t *testing.T) {
 	// overrides, before any notification says so.
 	delete(hosted, "t")
 	tc.release("t")
-	if err := meta.DeleteRecursive(ctx, tc.store, znode.TopicConfigPath("t")); err != nil {
+	if err := meta.DeleteRecursive(ctx, tc.store, dynconfig.TopicPath("t")); err != nil {
 		t.Fatal(err)
 	}
 	if got := tc.Effective("t").RetentionMs; got != defaultRetentionMs {
 		t.Fatalf("deleted topic: retention %d, want the default", got)
 	}
-	if _, err := tc.store.Create(ctx, znode.TopicConfigPath("t"), []byte(`{"version":1,"config":{}}`), meta.Persistent); err != nil {
+	if _, err := tc.store.Create(ctx, dynconfig.TopicPath("t"), []byte(`{"version":1,"config":{}}`), meta.Persistent); err != nil {
 		t.Fatal(err)
 	}
 	got, err = tc.Load("t")
@@ -104,16 +120,14 @@ func TestTopicConfigsRecreatedTopicStartsFromTheStore(t *testing.T) {
 
 func TestTopicConfigsLoadReadsTheStoreOverWhatIsKept(t *testing.T) {
 	ctx := context.Background()
-	tc, admin := newTestTopicConfigs(t, map[string]bool{"t": true})
-	if err := admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, "t", map[string]string{"retention.ms": "1000"}); err != nil {
-		t.Fatal(err)
-	}
+	tc := newTestTopicConfigs(t, map[string]bool{"t": true})
+	tc.set(t, "t", map[string]string{"retention.ms": "1000"})
 	if _, err := tc.Load("t"); err != nil {
 		t.Fatal(err)
 	}
 	// Changed with no notification seen yet (another broker's topic
 	// re-created, say): a new partition must not start from the kept copy.
-	if err := meta.DeleteRecursive(ctx, tc.store, znode.TopicConfigPath("t")); err != nil {
+	if err := meta.DeleteRecursive(ctx, tc.store, dynconfig.TopicPath("t")); err != nil {
 		t.Fatal(err)
 	}
 	got, err := tc.Load("t")
@@ -126,22 +140,17 @@ func TestTopicConfigsLoadReadsTheStoreOverWhatIsKept(t *testing.T) {
 }
 
 func TestTopicConfigsKeepOnlyHostedTopics(t *testing.T) {
-	ctx := context.Background()
 	hosted := map[string]bool{"here": true}
-	tc, admin := newTestTopicConfigs(t, hosted)
-	var changed []string
-	tc.onTopic = func(topic string) { changed = append(changed, topic) }
+	tc := newTestTopicConfigs(t, hosted)
 	if _, err := tc.Load("here"); err != nil {
 		t.Fatal(err)
 	}
 	for _, topic := range []string{"here", "elsewhere"} {
-		if err := admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, topic, map[string]string{"retention.ms": "5000"}); err != nil {
-			t.Fatal(err)
-		}
+		tc.set(t, topic, map[string]string{"retention.ms": "5000"})
 	}
 	applyNotifications(t, tc)
-	if len(changed) != 1 || changed[0] != "here" {
-		t.Fatalf("topics told of a change: %v, want [here]", changed)
+	if len(tc.changed) != 1 || tc.changed[0] != "here" {
+		t.Fatalf("topics told of a change: %v, want [here]", tc.changed)
 	}
 	tc.mu.RLock()
 	_, keptElsewhere := tc.overrides["elsewhere"]
@@ -172,7 +181,7 @@ func TestTopicConfigsKeepOnlyHostedTopics(t *testing.T) {
 }
 
 func TestTopicConfigsStoreErrors(t *testing.T) {
-	tc, _ := newTestTopicConfigs(t, map[string]bool{})
+	tc := newTestTopicConfigs(t, map[string]bool{})
 	if err := tc.store.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +198,7 @@ func TestTopicConfigsStoreErrors(t *testing.T) {
 }
 
 func TestTopicConfigsConfigureLogsLoadedAtStartUp(t *testing.T) {
-	ctx := context.Background()
-	tc, admin := newTestTopicConfigs(t, map[string]bool{})
+	tc := newTestTopicConfigs(t, map[string]bool{})
 	logs, err := storage.OpenManager(storage.ManagerConfig{LogDirs: []string{t.TempDir()}, BrokerID: 1, DefaultLog: storage.DefaultLogConfig(), Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -202,9 +210,7 @@ func TestTopicConfigsConfigureLogsLoadedAtStartUp(t *testing.T) {
 		}
 	}
 	for topic, o := range map[string]map[string]string{"compacted": {"cleanup.policy": "compact"}, "short": {"retention.ms": "1000"}} {
-		if err := admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, topic, o); err != nil {
-			t.Fatal(err)
-		}
+		tc.set(t, topic, o)
 	}
 	tc.configureLoaded(logs.Logs(), 1)
 	for tp, l := range logs.Logs() {

@@ -3,8 +3,6 @@ package broker
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -38,20 +36,7 @@ func (s markerSender) Leader(tp partid.TopicPartition) (int32, bool) {
 }
 
 func (s markerSender) Send(ctx context.Context, broker int32, req *kmsg.WriteTxnMarkersRequest) (*kmsg.WriteTxnMarkersResponse, error) {
-	addr := ""
-	if broker != s.b.Config().BrokerID {
-		listener := s.b.Config().InterBrokerListenerName
-		bk, ok := s.b.cache.View().Broker(broker)
-		if !ok {
-			return nil, fmt.Errorf("broker: broker %d is not live", broker)
-		}
-		e, ok := bk.Endpoint(listener)
-		if !ok {
-			return nil, fmt.Errorf("broker: broker %d has no %s listener", broker, listener)
-		}
-		addr = net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port)))
-	}
-	resp, err := s.b.ib.Send(ctx, broker, addr, req)
+	resp, err := s.b.ib.Send(ctx, broker, req)
 	if err != nil {
 		return nil, err
 	}

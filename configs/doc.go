@@ -41,12 +41,15 @@
 // kafka-configs --zookeeper does, so the brokers' own SCRAM user exists
 // before the first broker starts: the credential is derived here
 // (internal/scram) and stored in /config/users/<sanitized user> with the
-// user's other keys kept, then /config/changes is notified
-// (internal/configznode); the output is Kafka's, deprecation warning
-// first, then "Completed updating config for entity: user-principal
-// 'admin'." or "Configs for user-principal 'admin' are
+// user's other keys kept, then /config/changes is notified: the brokers'
+// own ZooKeeper client (broker/meta) and dynamic config store
+// (broker/meta/dynconfig, whose version-checked update a broker's
+// concurrent change cannot undo); the output is Kafka's, deprecation
+// warning first, then "Completed updating config for entity:
+// user-principal 'admin'." or "Configs for user-principal 'admin' are
 // SCRAM-SHA-512=salt=...,iterations=4096". Only SCRAM keys of named users
-// are altered this way; the tool imports no broker package.
+// are altered this way; the --bootstrap-server mode imports no broker
+// package.
 //
 // Other entity types (ips, broker-loggers, client-metrics, groups) are
 // refused with a message: kafgo has no IP quotas, loggers or client

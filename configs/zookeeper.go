@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/meta"
-	"kafgo/internal/configznode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/internal/scram"
 )
 
@@ -77,21 +77,9 @@ func RunZooKeeper(ctx context.Context, connect string, o Options, out io.Writer)
 // KafkaZkClient waits 30 s (zookeeper.connection.timeout.ms).
 const zkTimeout = 30 * time.Second
 
-// getZnode reads a znode: its data and version, ok=false when missing.
-func getZnode(ctx context.Context, zc meta.Store, path string) (data []byte, version int32, ok bool, err error) {
-	data, st, err := zc.Get(ctx, path)
-	switch {
-	case errors.Is(err, meta.ErrNoNode):
-		return nil, 0, false, nil
-	case err != nil:
-		return nil, 0, false, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return data, st.Version, true, nil
-}
-
 // userEntity is how kafka-configs names a user in its output.
 func userEntity(name string) string {
-	if name == "" || name == configznode.DefaultEntity {
+	if name == "" || name == dynconfig.DefaultEntity {
 		return "default user-principal"
 	}
 	return "user-principal '" + name + "'"
@@ -142,28 +130,12 @@ func scramChanges(o Options) (creds map[string]string, del []string, err error) 
 }
 
 // alterUserZooKeeper is the second half: deleting a key the user does not
-// have fails, the user's other keys (quotas) are kept, the znode is
+// have fails, the user's other keys (quotas) are kept, and the znode is
 // rewritten at the version read (re-read and merged if a broker changed it
-// meanwhile), and /config/changes/config_change_<seq> tells the running
-// brokers, if any.
+// meanwhile), with /config/changes/config_change_<seq> telling the running
+// brokers, if any: the brokers' own dynconfig update.
 func alterUserZooKeeper(ctx context.Context, zc meta.Store, user string, creds map[string]string, del []string, out io.Writer) error {
-	sanitized := configznode.Sanitize(user)
-	path := configznode.Path(configznode.Users, sanitized)
-	const attempts = 10
-	for i := 0; ; i++ {
-		if i == attempts {
-			return fmt.Errorf("%s kept changing while being written", path)
-		}
-		data, version, exists, err := getZnode(ctx, zc, path)
-		if err != nil {
-			return err
-		}
-		cfg := map[string]string{}
-		if exists {
-			if cfg, err = configznode.ParseConfig(data); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-		}
+	err := dynconfig.Store{Meta: zc}.Update(ctx, dynconfig.Users, dynconfig.Sanitize(user), func(cfg map[string]string) error {
 		set := map[string]bool{}
 		for k := range cfg {
 			set[k] = true
@@ -177,29 +149,10 @@ func alterUserZooKeeper(ctx context.Context, zc meta.Store, user string, creds m
 		for _, k := range del {
 			delete(cfg, k)
 		}
-		data, err = configznode.MarshalConfig(cfg)
-		if err != nil {
-			return err
-		}
-		if exists {
-			_, err = zc.Set(ctx, path, data, version)
-		} else {
-			err = meta.CreateRecursive(ctx, zc, path, data, meta.Persistent)
-		}
-		if errors.Is(err, meta.ErrBadVersion) || errors.Is(err, meta.ErrNoNode) || errors.Is(err, meta.ErrNodeExists) {
-			continue // changed meanwhile: read again and merge
-		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		break
-	}
-	note, err := configznode.MarshalChange(configznode.Users + "/" + sanitized)
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if err := meta.CreateRecursive(ctx, zc, configznode.ChangeSeqPath(), note, meta.PersistentSequential); err != nil {
-		return fmt.Errorf("announcing the change of %s: %w", path, err)
 	}
 	fmt.Fprintf(out, "Completed updating config for entity: %s.\n", userEntity(user))
 	return nil
@@ -214,7 +167,7 @@ func describeUsersZooKeeper(ctx context.Context, zc meta.Store, o Options, out i
 	var users []string // sanitized
 	all := len(o.names()) == 0
 	if all {
-		names, _, err := zc.Children(ctx, configznode.Root+"/"+configznode.Users)
+		names, _, err := zc.Children(ctx, dynconfig.Root+"/"+dynconfig.Users)
 		if errors.Is(err, meta.ErrNoNode) {
 			names, err = nil, nil // no user has a config yet
 		}
@@ -223,27 +176,21 @@ func describeUsersZooKeeper(ctx context.Context, zc meta.Store, o Options, out i
 		}
 		users = slices.Sorted(slices.Values(names))
 	} else if n := o.names()[0]; n == "" {
-		users = []string{configznode.DefaultEntity}
+		users = []string{dynconfig.DefaultEntity}
 	} else {
-		users = []string{configznode.Sanitize(n)}
+		users = []string{dynconfig.Sanitize(n)}
 	}
 	for _, s := range users {
-		data, _, exists, err := getZnode(ctx, zc, configznode.Path(configznode.Users, s))
+		cfg, err := dynconfig.Store{Meta: zc}.Read(ctx, dynconfig.Users, s)
 		if err != nil {
 			return err
-		}
-		cfg := map[string]string{}
-		if exists {
-			if cfg, err = configznode.ParseConfig(data); err != nil {
-				return fmt.Errorf("%s: %w", configznode.Path(configznode.Users, s), err)
-			}
 		}
 		if all && len(cfg) == 0 {
 			continue
 		}
 		name := s
-		if s != configznode.DefaultEntity {
-			if name, err = configznode.Desanitize(s); err != nil {
+		if s != dynconfig.DefaultEntity {
+			if name, err = dynconfig.Desanitize(s); err != nil {
 				return err
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"kafgo/broker/config"
 	"kafgo/internal/jaas"
 	"kafgo/internal/javaprops"
+	"kafgo/internal/testing/needs"
 	"kafgo/internal/tlsconf"
 	"kafgo/internal/zkconnect"
 )
@@ -145,6 +146,7 @@ func TestREADMESecureCluster(t *testing.T) {
 // at the new files, complete a TLS handshake for 127.0.0.1 and for
 // localhost, and a client trusting another CA fails.
 func TestDevCerts(t *testing.T) {
+	needs.Tool(t, "openssl", "apt-get install openssl; scripts/dev-certs.sh runs it")
 	dir := t.TempDir()
 	out, err := exec.Command("../scripts/dev-certs.sh", dir).CombinedOutput()
 	if err != nil {

@@ -36,6 +36,10 @@ type groupView struct {
 	Coord    string
 	Members  []memberRow
 	Rows     []offsetRow
+
+	// CoordID and CoordHost locate the coordinator (for --health).
+	CoordID   int32
+	CoordHost string
 }
 
 func describe(ctx context.Context, adm *kadm.Client, o Options, out, errOut io.Writer) error {
@@ -57,6 +61,14 @@ func describe(ctx context.Context, adm *kadm.Client, o Options, out, errOut io.W
 		case o.Members:
 			if stateNote(errOut, v.Group, v.State, len(v.Members)) {
 				writeMembers(&b, v, o.Verbose)
+			}
+		case o.Health:
+			if stateNote(errOut, v.Group, v.State, len(v.Rows)) {
+				h, found, err := healthOf(ctx, adm, v)
+				if err != nil {
+					return err
+				}
+				writeOffsetsHealth(&b, v, h, found)
 			}
 		default:
 			if stateNote(errOut, v.Group, v.State, len(v.Rows)) {
@@ -88,6 +100,7 @@ func collect(ctx context.Context, adm *kadm.Client, group string, offsets bool) 
 	}
 	v.State, v.Protocol = g.State, g.Protocol
 	v.Coord = fmt.Sprintf("%s:%d (%d)", g.Coordinator.Host, g.Coordinator.Port, g.Coordinator.NodeID)
+	v.CoordID, v.CoordHost = g.Coordinator.NodeID, g.Coordinator.Host
 	for _, m := range g.Members {
 		mr := memberRow{Group: group, ConsumerID: m.MemberID, Host: m.ClientHost, ClientID: m.ClientID, Assignment: map[string][]int32{}}
 		if m.InstanceID != nil {

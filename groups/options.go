@@ -55,6 +55,9 @@ type Options struct {
 	Members bool // --describe --members
 	Verbose bool // --members --verbose
 	Offsets bool // --describe --offsets (the default view)
+	// Health adds the coordinator's consumer health to the offsets view
+	// (--describe --health, kafgo only).
+	Health bool
 
 	// Topics are --topic values: "t" or "t:0,1,2".
 	Topics    []string
@@ -102,6 +105,9 @@ func (o *Options) Validate() error {
 		if o.Verbose && !o.Members {
 			return usage("Option [verbose] can be used only with option [describe] and [members]")
 		}
+		if o.Health && (o.Members || o.StateSet) {
+			return usage("Option [health] can be used only with the offsets view of [describe]")
+		}
 	case ActionDelete:
 		if !groupScope {
 			return usage("Option [delete] takes one of these options: [group], [all-groups]")
@@ -132,6 +138,9 @@ func (o *Options) Validate() error {
 		if n != 1 {
 			return usage("Option [reset-offsets] takes exactly one of these options: [to-earliest], [to-latest], [to-current], [to-offset], [shift-by], [to-datetime], [by-duration]")
 		}
+	}
+	if o.Health && o.Action != ActionDescribe {
+		return usage("Option [health] can be used only with [describe]")
 	}
 	if o.Action != ActionResetOffsets && o.Action != ActionDeleteOffsets && (len(o.Topics) > 0 || o.AllTopics) {
 		return usage("Option [topic] and [all-topics] can be used only with [reset-offsets] or [delete-offsets]")

@@ -21,6 +21,7 @@ type keyMap struct {
 	// Actions, each behind a confirm prompt (and off with --read-only).
 	CreateTopic, DeleteTopic, AddPartitions key.Binding
 	Elect, ResetOffsets, EditConfig         key.Binding
+	Rebalance                               key.Binding
 
 	// The message browser.
 	GoTo, Follow, Decode key.Binding
@@ -65,6 +66,7 @@ func defaultKeys() keyMap {
 		Elect:         b("E", "elect preferred leaders", "E"),
 		ResetOffsets:  b("R", "reset group offsets", "R"),
 		EditConfig:    b("e", "edit config", "e"),
+		Rebalance:     b("B", "rebalance (brokers view)", "B"),
 
 		GoTo:   b("o", "go to offset/time", "o"),
 		Follow: b("f", "follow (tail -f)", "f"),
@@ -94,7 +96,7 @@ func (k keyMap) sections() []helpSection {
 		{"Lists", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End, k.Filter, k.Sort, k.Reverse}},
 		{"Where they apply", []key.Binding{k.PrevItem, k.NextItem, k.DetailDown, k.DetailUp, k.Configs, k.Messages}},
 		{"Messages", []key.Binding{k.GoTo, k.Follow, k.Decode, withHelp(k.PrevItem, "prev partition"), withHelp(k.NextItem, "next partition")}},
-		{"Actions (confirm with y)", []key.Binding{k.CreateTopic, k.DeleteTopic, k.AddPartitions, k.Elect, k.ResetOffsets, k.EditConfig}},
+		{"Actions (confirm with y)", []key.Binding{k.CreateTopic, k.DeleteTopic, k.AddPartitions, k.Elect, k.ResetOffsets, k.EditConfig, k.Rebalance}},
 	}
 }
 

@@ -103,6 +103,34 @@ type Group struct {
 	Members      []Member
 	Offsets      []GroupOffset // sorted by topic, partition
 	Err          string
+
+	// Health is the consumer health its coordinator keeps (its admin
+	// endpoint's /v1/consumer-health), nil when unknown.
+	Health *GroupHealth
+}
+
+// GroupHealth is a group's consumer health (internal/consumerhealth):
+// Burrow's status over the coordinator's window of commits, its number
+// (OK 1, WARNING 2, ERROR 3, STOP 4, STALL 5, REWIND 6; higher is worse),
+// and the largest time lag of its partitions.
+type GroupHealth struct {
+	Status     string
+	Code       int
+	MaxTimeLag time.Duration
+}
+
+// PartitionHealth is one partition's: status, time lag (now minus the
+// time of the next record to read) and estimated time to catch up;
+// FallingBehind marks an ETA that is the backlog alone at the consume
+// rate, producers outpacing the group.
+type PartitionHealth struct {
+	Status        string
+	Code          int
+	TimeLag       time.Duration
+	TimeLagKnown  bool
+	ETA           time.Duration
+	ETAKnown      bool
+	FallingBehind bool
 }
 
 // Member is one group member.
@@ -126,6 +154,8 @@ type GroupOffset struct {
 	MemberID string
 	ClientID string
 	Host     string
+	// Health is the coordinator's view of this partition, nil unknown.
+	Health *PartitionHealth
 }
 
 // Lag is End − Committed, or false when either is unknown. An end below

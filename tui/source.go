@@ -29,6 +29,7 @@ type Live struct {
 	http     *http.Client
 	counters counterReader
 	now      func() time.Time
+	rb       rebalanceRun // the rebalance the workbench started, if any
 }
 
 // NewLive builds a live source on cl (which the caller closes). admin lists
@@ -120,6 +121,7 @@ func (l *Live) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s.Warnings = append(s.Warnings, leo.warnings("log end offset")...)
 	mergeAdmin(s, adminViews)
 	mergeGroups(s, groups)
+	mergeHealth(s, adminViews)
 	s.Normalize()
 	return s, nil
 }

@@ -23,6 +23,8 @@ type adminReport struct {
 	quotas      []adminapi.ClientQuota
 	counters    *Counters
 	countersErr error
+	health      adminapi.ConsumerHealth
+	healthErr   error
 	err         error
 }
 
@@ -50,6 +52,7 @@ func (l *Live) adminReports(ctx context.Context) []adminReport {
 			if r.err == nil {
 				r.quotas = l.adminQuotas(ctx, base)
 				r.counters, r.countersErr = l.counters.counters(ctx, base)
+				r.health, r.healthErr = l.adminHealth(ctx, base)
 			}
 			out[i] = r
 		}()

@@ -105,6 +105,9 @@ func (v *brokersView) update(msg tea.Msg, e *env) tea.Cmd {
 	if !ok {
 		return nil
 	}
+	if key.Matches(km, e.k.Rebalance) {
+		return openRebalance(e)
+	}
 	b, ok := v.selected(e)
 	switch {
 	case !ok:

@@ -25,6 +25,10 @@ func (v *groupsView) listing(e *env) listing {
 	}
 	cols := []column{{title: "GROUP", flex: true}, {title: "STATE"}, {title: "PROTOCOL", flex: true},
 		{title: "MEMBERS", right: true}, {title: "PARTITIONS", right: true}, {title: "LAG", right: true}}
+	health := anyHealth(s.Groups)
+	if health {
+		cols = append(cols, column{title: "STATUS"}, column{title: "TIME-LAG", right: true})
+	}
 	if anyErr {
 		cols = append(cols, column{title: "ERROR", flex: true})
 	}
@@ -34,6 +38,10 @@ func (v *groupsView) listing(e *env) listing {
 		lag, known := g.Lag()
 		cells := []cell{txt(g.ID), stateCell(g.State, st), txt(orDash(g.Protocol)), intCell(len(g.Members)),
 			intCell(len(g.Offsets)), lagCell(lag, known, st)}
+		if health {
+			status, timeLag := groupHealthCells(g, st)
+			cells = append(cells, status, timeLag)
+		}
 		if anyErr {
 			cells = append(cells, styled(orDash(g.Err), st.bad))
 		}
@@ -153,8 +161,15 @@ func groupTitle(g Group, st styles) string {
 // offsets is the detail of one group: rows offset rows from detailTop.
 func (v *groupsView) offsets(g Group, st styles, w, rows int) []string {
 	tb := table{cols: offsetColumns(), sel: -1}
+	if g.Health != nil {
+		tb.cols = append(tb.cols, column{title: "STATUS"}, column{title: "TIME-LAG", right: true}, column{title: "ETA", right: true})
+	}
 	for _, o := range g.Offsets {
-		tb.rows = append(tb.rows, offsetCells(o, st))
+		cells := offsetCells(o, st)
+		if g.Health != nil {
+			cells = append(cells, offsetHealthCells(o, st)...)
+		}
+		tb.rows = append(tb.rows, cells)
 	}
 	n := len(tb.rows)
 	shown := visibleRows(n, rows)

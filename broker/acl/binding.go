@@ -1,14 +1,15 @@
 package acl
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"strings"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/principal"
 	"kafgo/internal/aclname"
 )
@@ -140,7 +141,7 @@ func (b Binding) validate() error {
 
 // ErrInvalid marks a binding that cannot be stored (Kafka's "Failed to
 // create ACL" INVALID_REQUEST).
-var ErrInvalid = errors.New("acl: invalid ACL binding")
+var ErrInvalid = kafkaerr.Sentinel(kerr.InvalidRequest, "acl: invalid ACL binding")
 
 // PatternFilter is a ResourcePatternFilter: Type ANY and a nil Name match
 // every type and name; PatternType ANY matches either pattern type by exact

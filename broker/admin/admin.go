@@ -28,6 +28,7 @@ import (
 	"kafgo/broker/txn"
 	"kafgo/broker/wire"
 	"kafgo/internal/adminapi"
+	"kafgo/internal/consumerhealth"
 )
 
 // Source is what the endpoint reads; the broker provides it.
@@ -54,6 +55,10 @@ type Source struct {
 	// EndOffsets returns the high watermarks of the partitions it can
 	// learn before ctx ends (consumer group lag); missing ones are unknown.
 	EndOffsets func(ctx context.Context, tps []partid.TopicPartition) map[partid.TopicPartition]int64
+	// Health evaluates the consumer health of the groups this broker
+	// coordinates (/v1/consumer-health, the lag_seconds and status
+	// series); nil leaves them out.
+	Health func(ctx context.Context) []consumerhealth.GroupHealth
 	// Txns returns the transaction coordinator's counts.
 	Txns func() txn.Stats
 	// FetchSessions reads the fetch session cache's figures (nil: none).
@@ -94,6 +99,7 @@ func (s *Server) Serve(src Source) {
 	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
 	mux.HandleFunc(adminapi.QuotasPath, s.clientQuotas)
 	mux.HandleFunc(adminapi.MetricsPath, s.v1Metrics)
+	mux.HandleFunc(adminapi.ConsumerHealthPath, s.consumerHealth)
 	if src.Pprof {
 		handlePprof(mux)
 	}

@@ -21,6 +21,10 @@
 //	GET /v1/metrics     the figures below as JSON (internal/adminapi.Metrics):
 //	                    counters since start, request latency percentiles,
 //	                    ReplicaManager and controller gauges, group lag
+//	GET /v1/consumer-health  the health of the groups this broker
+//	                    coordinates (internal/adminapi.ConsumerHealth): per
+//	                    group and partition Burrow's status, time lag, rates,
+//	                    time to catch up, recent lags
 //
 // # Metric names
 //
@@ -106,7 +110,12 @@
 // kafka_server_socket_server_metrics_{connection_count,connection_creation_total,
 // connection_creation_rate,connection_close_total,connection_close_rate,
 // failed_authentication_total}{listener} (failed authentication counts
-// failed TLS handshakes and SASL exchanges).
+// failed TLS handshakes and SASL exchanges). Connection limits:
+// kafka_network_acceptor_acceptorblockedpercent_total{listener} (Kafka's
+// Acceptor meter: nanoseconds accepting waited for a slot under
+// max.connections) and kafgo_network_connections_rejected_total{listener,
+// reason} (per_ip: closed at once by max.connections.per.ip;
+// max_connections: closed to bring the broker back under max.connections).
 //
 // ReplicaManager: kafka_server_replicamanager_{partitioncount,leadercount,
 // underreplicatedpartitions,underminisrpartitioncount,atminisrpartitioncount,
@@ -138,7 +147,16 @@
 // leads, else asked of the leader with ListOffsets at scrape time; a
 // partition whose leader does not answer has no lag series that scrape),
 // kafka_consumergroup_lag_sum{consumergroup,topic} and
-// kafka_consumergroup_members{consumergroup}. Transaction coordinator:
+// kafka_consumergroup_members{consumergroup}. Consumer health (see
+// internal/consumerhealth, sampled every consumer.health.sample.interval.ms,
+// only for the groups this broker coordinates):
+// kafka_consumergroup_lag_seconds{consumergroup,topic,partition} (now minus
+// the timestamp of the next record to read; 0 caught up; left out while
+// unknown), kafka_consumergroup_max_lag_seconds{consumergroup},
+// kafka_consumergroup_status{consumergroup} and
+// kafka_consumergroup_partition_status{consumergroup,topic,partition}
+// (Burrow's numbers: 1 OK, 2 WARNING, 3 ERROR, 4 STOP, 5 STALL, 6 REWIND).
+// Transaction coordinator:
 // kafgo_txn_coordinator_partitions{state="loaded"|"loading"} and
 // kafgo_txn_coordinator_transactions{state}.
 //

@@ -90,6 +90,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectLogs(ch)
 	c.collectController(ctx, ch)
 	c.collectGroups(ctx, ch)
+	c.collectHealth(ctx, ch)
 	if c.src.Replicas != nil {
 		leader, follower := c.src.Replicas.Quotas()
 		collectQuota(ch, "leader", leader.Stats())

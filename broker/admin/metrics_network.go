@@ -20,6 +20,13 @@ var (
 	descAuthFailed    = prometheus.NewDesc("kafka_server_socket_server_metrics_failed_authentication_total",
 		"Connections closed for failed authentication on the listener: TLS handshakes and SASL exchanges.", listenerLabel, nil)
 
+	// Kafka's Acceptor meter: its count is the nanoseconds the acceptor
+	// spent blocked waiting for a connection slot (max.connections).
+	descAcceptorBlocked = prometheus.NewDesc("kafka_network_acceptor_acceptorblockedpercent_total",
+		"Nanoseconds accepting on the listener waited for a connection slot (max.connections, listener.name.<l>.max.connections); its rate over 1e9 is the blocked fraction.", listenerLabel, nil)
+	descConnRejected = prometheus.NewDesc("kafgo_network_connections_rejected_total",
+		"Connections closed by the connection limits: reason per_ip (max.connections.per.ip and its overrides, closed at once) or max_connections (closed to make room for the inter-broker listener, or after the limit was lowered).", []string{"listener", "reason"}, nil)
+
 	descNetIdle = prometheus.NewDesc("kafka_network_socketserver_networkprocessoravgidle_percent",
 		"Fraction (0-1) of the time connections' readers spent waiting for a next request over the last minute (kafgo's analogue of the network processors' idle ratio).", nil, nil)
 	// Cumulative, but gauges: a scrape racing a reader's wake-up can see
@@ -38,6 +45,9 @@ func (c *collector) collectSocketServer(ch chan<- prometheus.Metric) {
 		ch <- counter(descConnCreated, l.Accepted, l.Listener)
 		ch <- counter(descConnClosed, l.Closed, l.Listener)
 		ch <- counter(descAuthFailed, l.AuthFailures, l.Listener)
+		ch <- counter(descAcceptorBlocked, uint64(l.AcceptBlocked.Nanoseconds()), l.Listener)
+		ch <- counter(descConnRejected, l.RejectedPerIP, l.Listener, "per_ip")
+		ch <- counter(descConnRejected, l.ClosedExcess, l.Listener, "max_connections")
 	}
 }
 

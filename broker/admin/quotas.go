@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"kafgo/broker/clientquota"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/internal/adminapi"
 )
 
@@ -45,7 +45,7 @@ func collectQuotas(ch chan<- prometheus.Metric, q *clientquota.Manager) {
 		return
 	}
 	for _, st := range q.Stats() {
-		user := znode.Sanitize(st.User)
+		user := dynconfig.Sanitize(st.User)
 		ch <- prometheus.MustNewConstMetric(descQuotaRates[st.Type], prometheus.GaugeValue, st.Rate, user, st.ClientID)
 		ch <- prometheus.MustNewConstMetric(descQuotaThrottle[st.Type], prometheus.GaugeValue, st.ThrottleTimeMs, user, st.ClientID)
 		if st.Limit != clientquota.Unlimited {

@@ -47,7 +47,9 @@ func (s *Server) handleMetadata(c *Call) Reply {
 	// A null topic list (v1+), or an empty one at v0, means every topic.
 	all := req.Topics == nil || (req.Version == 0 && len(req.Topics) == 0)
 	if all {
-		for _, name := range view.SortedTopicNames() {
+		names := view.SortedTopicNames()
+		resp.Topics = make([]kmsg.MetadataResponseTopic, 0, len(names))
+		for _, name := range names {
 			if s.authorizeQuiet(c, acl.OpDescribe, acl.Topic, name) {
 				resp.Topics = append(resp.Topics, s.topicMetadata(view, name, listener))
 			}
@@ -152,14 +154,16 @@ func (s *Server) topicMetadata(view *clusterview.View, name, listener string) km
 	mt.Topic = kmsg.StringPtr(name)
 	mt.TopicID = t.ID
 	mt.IsInternal = internalTopics[name]
-	for _, p := range t.SortedPartitions() {
+	parts := t.SortedPartitions()
+	mt.Partitions = make([]kmsg.MetadataResponseTopicPartition, 0, len(parts))
+	for _, p := range parts {
 		mp := kmsg.NewMetadataResponseTopicPartition()
 		mp.Partition = p.Partition
 		mp.Leader = p.Leader
 		mp.LeaderEpoch = p.LeaderEpoch
-		mp.Replicas = append([]int32{}, p.Replicas...)
-		mp.ISR = append([]int32{}, p.ISR...)
-		mp.OfflineReplicas = append([]int32{}, p.OfflineReplicas...)
+		// Shared with the view, which never changes once published: the
+		// response is only encoded. nil encodes as an empty array.
+		mp.Replicas, mp.ISR, mp.OfflineReplicas = p.Replicas, p.ISR, p.OfflineReplicas
 		leader, live := view.Broker(p.Leader)
 		switch {
 		case p.Leader < 0 || !live:

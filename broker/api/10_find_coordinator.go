@@ -153,9 +153,10 @@ func (s *Server) createTransactionTopic() {
 func (s *Server) createInternalTopic(pl *coordlog.Placement, partitions int32, rf int16, minISR int32, configs map[string]string) {
 	done, ok := pl.BeginTopicCreation()
 	if !ok {
-		return // another request is creating it
+		return // another request is creating it, or just did
 	}
-	defer done()
+	exists := false
+	defer func() { done(exists) }()
 	topic := pl.Topic()
 	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
 	defer cancel()
@@ -178,8 +179,11 @@ func (s *Server) createInternalTopic(pl *coordlog.Placement, partitions int32, r
 	}, false)
 	switch {
 	case err == nil:
+		exists = true
 		s.log.Info("created "+topic, "partitions", partitions, "replication_factor", rf)
-	case errCode(err) != kerr.TopicAlreadyExists.Code:
+	case errCode(err) == kerr.TopicAlreadyExists.Code:
+		exists = true
+	default:
 		s.log.Warn("creating "+topic+" failed", "err", err)
 	}
 }

@@ -159,7 +159,7 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 }
 
 // waitForMetadata waits until cond holds over the metadata cache, or the
-// timeout passes.
+// timeout passes, or the broker begins to shut down.
 func (s *Server) waitForMetadata(timeout time.Duration, cond func() bool) bool {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -171,6 +171,8 @@ func (s *Server) waitForMetadata(timeout time.Duration, cond func() bool) bool {
 		select {
 		case <-changed:
 		case <-deadline.C:
+			return cond()
+		case <-s.stopping:
 			return cond()
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/meta/dynconfig"
 )
 
 // DescribeConfigs (key 32), v0-v4: topic and broker configs with their
@@ -102,7 +103,7 @@ func (s *Server) storedTopicOverrides(ctx context.Context, topic string) (map[st
 	if err := s.topicExists(ctx, topic); err != nil {
 		return nil, err
 	}
-	o, err := s.d.Admin.TopicConfig(ctx, topic)
+	o, err := s.d.Configs.Read(ctx, dynconfig.Topics, topic)
 	if err != nil {
 		return nil, fmt.Errorf("api: reading the config of topic %s: %w", topic, err)
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -11,7 +12,7 @@ import (
 	"kafgo/broker/acl"
 	"kafgo/broker/config"
 	"kafgo/broker/kafkaerr"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 )
 
 // AlterConfigs (key 33), v0-v2: the legacy full replace of a topic's or a
@@ -41,7 +42,12 @@ func (s *Server) handleAlterConfigs(c *Call) Reply {
 				next[kv.Name] = *kv.Value
 			}
 		}
-		if err := s.applyConfigs(ctx, int8(r.ResourceType), r.ResourceName, next, req.ValidateOnly); err != nil {
+		replace := func(cfg map[string]string) error {
+			clear(cfg)
+			maps.Copy(cfg, next)
+			return nil
+		}
+		if err := s.alterConfigs(ctx, int8(r.ResourceType), r.ResourceName, replace, req.ValidateOnly); err != nil {
 			out.ErrorCode = errCode(err)
 			out.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(err))
 		}
@@ -50,80 +56,77 @@ func (s *Server) handleAlterConfigs(c *Call) Reply {
 	return now(resp)
 }
 
-// currentOverrides reads a resource's overrides from the store, so an
-// incremental change builds on every change made before it, through any
-// broker. As in Kafka, a topic's existence is checked later, by
-// applyConfigs.
-func (s *Server) currentOverrides(ctx context.Context, typ int8, name string) (map[string]string, error) {
-	var entityType, entity string
-	switch typ {
-	case resourceTopic:
-		entityType, entity = znode.ConfigTypeTopic, name
-	case resourceBroker:
-		var err error
-		if entity, err = s.brokerEntity(name); err != nil {
-			return nil, err
-		}
-		entityType = znode.ConfigTypeBroker
-	default:
-		return nil, refuse(kerr.InvalidRequest, "Unsupported resource type %d", typ)
-	}
-	o, err := s.d.Admin.EntityConfig(ctx, entityType, entity)
-	if err != nil {
-		return nil, fmt.Errorf("api: reading the config of %s %s: %w", entityType, entity, err)
-	}
-	return o, nil
-}
-
 // brokerEntity is the /config/brokers entity a broker resource names: this
 // broker's id, or the cluster default for an empty name. Another broker's
 // id is refused: clients send a broker's configs to that broker.
 func (s *Server) brokerEntity(name string) (string, error) {
 	switch name {
 	case "":
-		return znode.DefaultBrokerEntity, nil
+		return dynconfig.DefaultEntity, nil
 	case strconv.Itoa(int(s.d.BrokerID)):
 		return name, nil
 	}
 	return "", refuse(kerr.InvalidRequest, "Unexpected broker id, expected %d or empty string, but received %s", s.d.BrokerID, name)
 }
 
-// applyConfigs validates and persists a resource's full set of overrides.
-func (s *Server) applyConfigs(ctx context.Context, typ int8, name string, next map[string]string, validateOnly bool) error {
+// alterConfigs changes a topic's or broker's dynamic overrides with
+// change, validates the result and, unless validateOnly, writes it. The
+// read, change, check and write are one dynconfig update: it starts again
+// from the stored overrides when another broker wrote them meanwhile, so
+// changes made at once through different brokers all stay. As in Kafka, a
+// topic must exist in the store.
+func (s *Server) alterConfigs(ctx context.Context, typ int8, name string, change func(cfg map[string]string) error, validateOnly bool) error {
+	var entityType, entity string
+	var validate func(next map[string]string) error
 	switch typ {
 	case resourceTopic:
 		if err := s.topicExists(ctx, name); err != nil {
 			return err
 		}
-		if err := config.ValidateTopicOverrides(next); err != nil {
-			return refuse(kerr.InvalidConfig, "%v", err)
-		}
-		if validateOnly {
-			return nil
-		}
-		return s.d.Admin.SetEntityConfig(ctx, znode.ConfigTypeTopic, name, next)
-	case resourceBroker:
-		entity, err := s.brokerEntity(name)
-		if err != nil {
-			return err
-		}
-		// Validate on a copy of the running config first.
-		trial := s.d.Config().Clone()
-		for k, v := range next {
-			var err error
-			if name == "" {
-				err = trial.SetClusterDefault(k, v)
-			} else {
-				err = trial.Set(k, v)
-			}
-			if err != nil {
+		entityType, entity = dynconfig.Topics, name
+		validate = func(next map[string]string) error {
+			if err := config.ValidateTopicOverrides(next); err != nil {
 				return refuse(kerr.InvalidConfig, "%v", err)
 			}
-		}
-		if validateOnly {
 			return nil
 		}
-		return s.d.AlterBrokerConfig(ctx, entity, next)
+	case resourceBroker:
+		var err error
+		if entity, err = s.brokerEntity(name); err != nil {
+			return err
+		}
+		entityType = dynconfig.Brokers
+		validate = func(next map[string]string) error {
+			// On a copy of the running config.
+			trial := s.d.Config().Clone()
+			for k, v := range next {
+				var err error
+				if name == "" {
+					err = trial.SetClusterDefault(k, v)
+				} else {
+					err = trial.Set(k, v)
+				}
+				if err != nil {
+					return refuse(kerr.InvalidConfig, "%v", err)
+				}
+			}
+			return nil
+		}
+	default:
+		return refuse(kerr.InvalidRequest, "Unsupported resource type %d", typ)
 	}
-	return refuse(kerr.InvalidRequest, "Unsupported resource type %d", typ)
+	changeAndCheck := func(cfg map[string]string) error {
+		if err := change(cfg); err != nil {
+			return err
+		}
+		return validate(cfg)
+	}
+	if validateOnly {
+		cfg, err := s.d.Configs.Read(ctx, entityType, entity)
+		if err != nil {
+			return fmt.Errorf("api: reading the config of %s %s: %w", entityType, entity, err)
+		}
+		return changeAndCheck(cfg)
+	}
+	return s.d.Configs.Update(ctx, entityType, entity, changeAndCheck)
 }

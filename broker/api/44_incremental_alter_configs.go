@@ -15,8 +15,9 @@ import (
 
 // IncrementalAlterConfigs (key 44), v0-v1 (KIP-339): SET, DELETE, APPEND and
 // SUBTRACT on single keys of a topic's or broker's dynamic overrides, the
-// other keys kept: the current overrides are read from the store, so
-// changes made one after another through different brokers all stay.
+// other keys kept: the change is applied to the overrides as stored, in
+// one version-checked update, so changes made through different brokers,
+// one after another or at once, all stay.
 // Authorized as AlterConfigs.
 
 // IncrementalAlterConfigs (KIP-339) sets, deletes, appends to or subtracts
@@ -34,19 +35,16 @@ func (s *Server) handleIncrementalAlterConfigs(c *Call) Reply {
 			resp.Resources = append(resp.Resources, out)
 			continue
 		}
-		err := func() error {
-			next, err := s.currentOverrides(ctx, int8(r.ResourceType), r.ResourceName)
-			if err != nil {
-				return err
-			}
+		typ := int8(r.ResourceType)
+		incremental := func(cfg map[string]string) error {
 			for _, op := range r.Configs {
-				if err := applyIncremental(next, op, int8(r.ResourceType)); err != nil {
+				if err := applyIncremental(cfg, op, typ); err != nil {
 					return err
 				}
 			}
-			return s.applyConfigs(ctx, int8(r.ResourceType), r.ResourceName, next, req.ValidateOnly)
-		}()
-		if err != nil {
+			return nil
+		}
+		if err := s.alterConfigs(ctx, typ, r.ResourceName, incremental, req.ValidateOnly); err != nil {
 			out.ErrorCode = errCode(err)
 			out.ErrorMessage = kmsg.StringPtr(kafkaerr.Message(err))
 		}

@@ -48,9 +48,10 @@ type Deps struct {
 	// this broker: with the dynamic configs the store holds now, which
 	// Config has once their change notifications are applied.
 	DescribedConfig func(ctx context.Context) *config.Broker
-	// AlterBrokerConfig persists dynamic broker configs (entity is a broker
-	// id or "<default>") and applies them.
-	AlterBrokerConfig func(ctx context.Context, entity string, configs map[string]string) error
+	// Configs reads and updates the dynamic configs in the metadata store
+	// (/config/<type>/<entity>, with change notifications every broker
+	// applies, this one included).
+	Configs ConfigStore
 	// NextProducerID allocates a producer id.
 	NextProducerID func(ctx context.Context) (int64, error)
 	// RequestTimeout bounds in-handler waits that have no client timeout.
@@ -71,3 +72,9 @@ type Deps struct {
 
 // internalTopics are topics clients may not produce to.
 var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true}
+
+// ConfigStore is the dynamic config store (dynconfig.Store).
+type ConfigStore interface {
+	Read(ctx context.Context, entityType, name string) (map[string]string, error)
+	Update(ctx context.Context, entityType, name string, fn func(cfg map[string]string) error) error
+}

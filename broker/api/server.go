@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -78,6 +80,17 @@ type Server struct {
 	sessions *fetchsession.Cache // incremental fetch sessions (KIP-227)
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
+
+	// stopping is closed by BeginShutdown: requests waiting for the
+	// cluster to catch up (CreateTopics waiting for leaders) answer now,
+	// so the listeners can drain.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
+}
+
+// BeginShutdown makes waiting requests answer at once (see stopping).
+func (s *Server) BeginShutdown() {
+	s.stoppingOnce.Do(func() { close(s.stopping) })
 }
 
 // New builds the dispatcher over the broker's parts.
@@ -86,7 +99,8 @@ func New(d *Deps) *Server {
 	if d.Config != nil {
 		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
 	}
-	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots)}
+	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots),
+		stopping: make(chan struct{})}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {
@@ -186,16 +200,33 @@ func (s *Server) Local(ctx context.Context, req kmsg.Request) (kmsg.Response, er
 	if v := req.GetVersion(); v < h.minVersion || v > h.maxVersion {
 		return nil, fmt.Errorf("api: local call to key %d v%d outside v%d-v%d", req.Key(), v, h.minVersion, h.maxVersion)
 	}
-	done := make(chan Result, 1)
+	type answer struct {
+		res Result
+		err error
+	}
+	done := make(chan answer, 1)
 	go func() {
-		done <- h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})()
+		// A handler's panic fails this call, as the wire server closes the
+		// connection of a request whose handler panics, instead of taking
+		// the broker down.
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic in a local call", "api_key", req.Key(), "api_version", req.GetVersion(), "panic", r, "stack", string(debug.Stack()))
+				done <- answer{err: fmt.Errorf("api: local call to key %d v%d: panic: %v", req.Key(), req.GetVersion(), r)}
+			}
+		}()
+		res := h.fn(&Call{Header: wire.RequestHeader{APIKey: req.Key(), APIVersion: req.GetVersion()}, Req: req, Received: time.Now()})()
+		done <- answer{res: res}
 	}()
 	select {
-	case res := <-done:
-		if res.Resp == nil {
+	case a := <-done:
+		if a.err != nil {
+			return nil, a.err
+		}
+		if a.res.Resp == nil {
 			return nil, fmt.Errorf("api: local call to key %d gave no response", req.Key())
 		}
-		return res.Resp, nil
+		return a.res.Resp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -18,7 +18,7 @@
 //	/config/users/<user>/clients/<client-id>   /config/clients/<default>
 //	/config/users/<default>[/clients/...]      /config/users/<user>/clients/<default>
 //
-// with names sanitized (znode.Sanitize) and <default> standing for every
+// with names sanitized (dynconfig.Sanitize) and <default> standing for every
 // user or client id without a quota of its own. A change writes the znode
 // and posts /config/changes/config_change_<seq> with the entity path
 // ("users/alice/clients/c1"); every broker re-reads that entity (Update).

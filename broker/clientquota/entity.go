@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 )
 
 // Quota config keys (Kafka's QuotaConfigs), in the order Kafka lists them.
@@ -102,7 +102,7 @@ func (p Part) znodeName() string {
 	if p.Kind == Default {
 		return DefaultName
 	}
-	return znode.Sanitize(p.Name)
+	return dynconfig.Sanitize(p.Name)
 }
 
 // parsePart reads a znode name.
@@ -110,7 +110,7 @@ func parsePart(s string) (Part, error) {
 	if s == DefaultName {
 		return DefaultPart, nil
 	}
-	n, err := znode.Desanitize(s)
+	n, err := dynconfig.Desanitize(s)
 	if err != nil {
 		return Part{}, err
 	}
@@ -134,11 +134,11 @@ func (e Entity) Valid() bool { return e.User.Kind != Absent || e.Client.Kind != 
 func (e Entity) ConfigPath() (entityType, name string) {
 	switch {
 	case e.User.Kind != Absent && e.Client.Kind != Absent:
-		return znode.ConfigTypeUser, e.User.znodeName() + "/" + znode.ConfigTypeClient + "/" + e.Client.znodeName()
+		return dynconfig.Users, e.User.znodeName() + "/" + dynconfig.Clients + "/" + e.Client.znodeName()
 	case e.User.Kind != Absent:
-		return znode.ConfigTypeUser, e.User.znodeName()
+		return dynconfig.Users, e.User.znodeName()
 	}
-	return znode.ConfigTypeClient, e.Client.znodeName()
+	return dynconfig.Clients, e.Client.znodeName()
 }
 
 // ParseEntity reads a config path (a change notification's entity type and
@@ -149,11 +149,11 @@ func ParseEntity(entityType, name string) (Entity, error) {
 	var e Entity
 	var err error
 	switch {
-	case entityType == znode.ConfigTypeClient && len(parts) == 1:
+	case entityType == dynconfig.Clients && len(parts) == 1:
 		e.Client, err = parsePart(parts[0])
-	case entityType == znode.ConfigTypeUser && len(parts) == 1:
+	case entityType == dynconfig.Users && len(parts) == 1:
 		e.User, err = parsePart(parts[0])
-	case entityType == znode.ConfigTypeUser && len(parts) == 3 && parts[1] == znode.ConfigTypeClient:
+	case entityType == dynconfig.Users && len(parts) == 3 && parts[1] == dynconfig.Clients:
 		if e.User, err = parsePart(parts[0]); err == nil {
 			e.Client, err = parsePart(parts[2])
 		}

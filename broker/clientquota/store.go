@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"strconv"
 
@@ -12,61 +11,29 @@ import (
 
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/internal/javanum"
 )
 
 // Store reads and writes quota configs where Kafka keeps them,
 // /config/users/<user>, /config/users/<user>/clients/<client-id> and
 // /config/clients/<client-id> (names sanitized, <default> for a default),
-// as {"version":1,"config":{...}}, and tells every broker of a change
-// through /config/changes. A user's znode also holds its SCRAM
-// credentials: Store reads every key but changes only quota keys, and
-// writes with a version check so a concurrent credential change is never
-// lost.
+// through dynconfig, which tells every broker of a change. A user's znode
+// also holds its SCRAM credentials: Store reads every key but changes only
+// quota keys, and dynconfig's version-checked update keeps a concurrent
+// credential change.
 type Store struct{ Meta meta.Store }
 
-// maxWriteAttempts bounds the retries of a write that lost a race.
-const maxWriteAttempts = 16
-
-func entityPath(e Entity) string {
-	typ, name := e.ConfigPath()
-	return znode.EntityConfigPath(typ, name)
-}
-
-// parseConfig decodes an entity znode; a parent created without data (as
-// Kafka's createRecursive leaves /config/users/<u> when only a
-// user/client-id quota was set) holds no configs.
-func parseConfig(data []byte) (map[string]string, error) {
-	c, err := znode.ParseEntityConfig(data)
-	if err != nil {
-		return nil, err
-	}
-	if c.Config == nil {
-		c.Config = map[string]string{}
-	}
-	return c.Config, nil
-}
+func (s Store) configs() dynconfig.Store { return dynconfig.Store{Meta: s.Meta} }
 
 // Read returns every key of an entity's znode (empty when there is none).
 func (s Store) Read(ctx context.Context, e Entity) (map[string]string, error) {
-	cfg, _, _, err := s.read(ctx, entityPath(e))
-	return cfg, err
-}
-
-func (s Store) read(ctx context.Context, path string) (cfg map[string]string, version int32, exists bool, err error) {
-	data, stat, err := s.Meta.Get(ctx, path)
-	if errors.Is(err, meta.ErrNoNode) {
-		return map[string]string{}, 0, false, nil
-	}
+	typ, name := e.ConfigPath()
+	cfg, err := s.configs().Read(ctx, typ, name)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("clientquota: reading %s: %w", path, err)
+		return nil, fmt.Errorf("clientquota: %w", err)
 	}
-	cfg, err = parseConfig(data)
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("clientquota: %s: %w", path, err)
-	}
-	return cfg, stat.Version, true, nil
+	return cfg, nil
 }
 
 // Quotas is the quota part of a config: the quota keys and their values.
@@ -97,37 +64,37 @@ func (s Store) All(ctx context.Context) (map[Entity]map[string]string, error) {
 		if err != nil {
 			return nil // not a name kafka-configs could have written: not a quota entity
 		}
-		cfg, _, _, err := s.read(ctx, znode.EntityConfigPath(typ, name))
+		cfg, err := s.configs().Read(ctx, typ, name)
 		if err != nil {
-			return err
+			return fmt.Errorf("clientquota: %w", err)
 		}
 		out[e] = cfg
 		return nil
 	}
-	users, err := s.children(ctx, znode.ConfigPath+"/"+znode.ConfigTypeUser)
+	users, err := s.children(ctx, dynconfig.Root+"/"+dynconfig.Users)
 	if err != nil {
 		return nil, err
 	}
 	for _, u := range users {
-		if err := add(znode.ConfigTypeUser, u); err != nil {
+		if err := add(dynconfig.Users, u); err != nil {
 			return nil, err
 		}
-		clients, err := s.children(ctx, znode.EntityConfigPath(znode.ConfigTypeUser, u)+"/"+znode.ConfigTypeClient)
+		clients, err := s.children(ctx, dynconfig.Path(dynconfig.Users, u)+"/"+dynconfig.Clients)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range clients {
-			if err := add(znode.ConfigTypeUser, u+"/"+znode.ConfigTypeClient+"/"+c); err != nil {
+			if err := add(dynconfig.Users, u+"/"+dynconfig.Clients+"/"+c); err != nil {
 				return nil, err
 			}
 		}
 	}
-	clients, err := s.children(ctx, znode.ConfigPath+"/"+znode.ConfigTypeClient)
+	clients, err := s.children(ctx, dynconfig.Root+"/"+dynconfig.Clients)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range clients {
-		if err := add(znode.ConfigTypeClient, c); err != nil {
+		if err := add(dynconfig.Clients, c); err != nil {
 			return nil, err
 		}
 	}
@@ -206,68 +173,13 @@ func (s Store) Alter(ctx context.Context, e Entity, ops []Op, validateOnly bool)
 	if !e.Valid() {
 		return invalid("Invalid client quota entity")
 	}
-	path := entityPath(e)
-	for range maxWriteAttempts {
-		cfg, version, exists, err := s.read(ctx, path)
+	if validateOnly {
+		cfg, err := s.Read(ctx, e)
 		if err != nil {
 			return err
 		}
-		next := maps.Clone(cfg)
-		if err := apply(next, ops); err != nil {
-			return err
-		}
-		if validateOnly {
-			return nil
-		}
-		data, err := znode.EntityConfig{Config: next}.Marshal()
-		if err != nil {
-			return err
-		}
-		if exists {
-			_, err = s.Meta.Set(ctx, path, data, version)
-		} else {
-			err = s.create(ctx, e, path, data)
-		}
-		if errors.Is(err, meta.ErrBadVersion) || errors.Is(err, meta.ErrNodeExists) || errors.Is(err, meta.ErrNoNode) {
-			continue // another writer got there first: read again
-		}
-		if err != nil {
-			return fmt.Errorf("clientquota: writing %s: %w", path, err)
-		}
-		return s.notify(ctx, e)
+		return apply(cfg, ops)
 	}
-	return fmt.Errorf("clientquota: writing %s: still conflicting after %d attempts", path, maxWriteAttempts)
-}
-
-// create makes an entity's znode. A user's own znode is created with an
-// empty config, not the empty data a bare parent would get, so every
-// reader (the credential cache too) can parse it.
-func (s Store) create(ctx context.Context, e Entity, path string, data []byte) error {
-	if e.User.Kind != Absent && e.Client.Kind != Absent {
-		userPath := entityPath(Entity{User: e.User})
-		empty, err := znode.EntityConfig{}.Marshal()
-		if err != nil {
-			return err
-		}
-		if err := meta.CreateRecursive(ctx, s.Meta, userPath, empty, meta.Persistent); err != nil && !errors.Is(err, meta.ErrNodeExists) {
-			return err
-		}
-	}
-	return meta.CreateRecursive(ctx, s.Meta, path, data, meta.Persistent)
-}
-
-// notify posts /config/changes/config_change_<seq> for the entity.
-func (s Store) notify(ctx context.Context, e Entity) error {
 	typ, name := e.ConfigPath()
-	note, err := znode.NewConfigChange(typ, name).Marshal()
-	if err != nil {
-		return err
-	}
-	if err := meta.EnsurePath(ctx, s.Meta, znode.ConfigChangesPath); err != nil {
-		return err
-	}
-	if _, err := s.Meta.Create(ctx, znode.ConfigChangeSeqPath(), note, meta.PersistentSequential); err != nil {
-		return fmt.Errorf("clientquota: posting the change of %s/%s: %w", typ, name, err)
-	}
-	return nil
+	return s.configs().Update(ctx, typ, name, func(cfg map[string]string) error { return apply(cfg, ops) })
 }

@@ -14,7 +14,7 @@ import (
 
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 )
 
 func openStore(t *testing.T) meta.Store {
@@ -39,13 +39,13 @@ func getJSON(t *testing.T, s meta.Store, path string) string {
 func notifications(t *testing.T, s meta.Store) []string {
 	t.Helper()
 	ctx := context.Background()
-	names, _, err := s.Children(ctx, znode.ConfigChangesPath)
+	names, _, err := s.Children(ctx, dynconfig.ChangesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, n := range names {
-		out = append(out, getJSON(t, s, znode.ConfigChangesPath+"/"+n))
+		out = append(out, getJSON(t, s, dynconfig.ChangesPath+"/"+n))
 	}
 	return out
 }

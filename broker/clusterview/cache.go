@@ -55,15 +55,23 @@ type Topic struct {
 	Name       string
 	ID         [16]byte
 	Partitions map[int32]*Partition
+
+	sorted atomic.Pointer[[]*Partition] // SortedPartitions, once asked
 }
 
-// SortedPartitions returns the partitions in id order.
+// SortedPartitions returns the partitions in id order. A published topic
+// never changes (an update copies it), so the order is computed once; the
+// slice is shared and must not be modified.
 func (t *Topic) SortedPartitions() []*Partition {
+	if s := t.sorted.Load(); s != nil {
+		return *s
+	}
 	out := make([]*Partition, 0, len(t.Partitions))
 	for _, p := range t.Partitions {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
+	t.sorted.Store(&out)
 	return out
 }
 
@@ -74,6 +82,8 @@ type View struct {
 	Brokers         map[int32]*Broker
 	Topics          map[string]*Topic
 	topicsByID      map[[16]byte]*Topic
+
+	sortedNames atomic.Pointer[[]string] // SortedTopicNames, once asked
 }
 
 // Broker returns a live broker.
@@ -114,13 +124,18 @@ func (v *View) SortedBrokers() []*Broker {
 	return out
 }
 
-// SortedTopicNames returns the topic names in order.
+// SortedTopicNames returns the topic names in order, computed once per
+// view; the slice is shared and must not be modified.
 func (v *View) SortedTopicNames() []string {
+	if s := v.sortedNames.Load(); s != nil {
+		return *s
+	}
 	out := make([]string, 0, len(v.Topics))
 	for n := range v.Topics {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	v.sortedNames.Store(&out)
 	return out
 }
 

@@ -23,28 +23,31 @@ import (
 // it, Clone it, Set on the clone and publish the clone (atomic.Pointer).
 type Broker struct {
 	// Server basics.
-	BrokerID                     int32  // broker.id; -1 resolved to 0 on the embedded store (see doc.go)
-	BrokerIDGenerationEnable     bool   // broker.id.generation.enable
-	ReservedBrokerMaxID          int32  // reserved.broker.max.id
-	BrokerRack                   string // broker.rack ("" when unset)
-	AdminListener                string // admin.listener, kafgo only: host:port of HTTP /metrics and /v1; "" = off
-	AdminPprofEnable             bool   // admin.pprof.enable, kafgo only: /debug/pprof on admin.listener
-	AutoCreateTopicsEnable       bool   // auto.create.topics.enable
-	DeleteTopicEnable            bool   // delete.topic.enable
-	NumPartitions                int32  // num.partitions
-	DefaultReplicationFactor     int16  // default.replication.factor
-	MinInsyncReplicas            int32  // min.insync.replicas
-	UncleanLeaderElectionEnable  bool   // unclean.leader.election.enable
-	CompressionType              string // compression.type, lower case
-	MessageMaxBytes              int32  // message.max.bytes
-	InterBrokerProtocolVersion   string // inter.broker.protocol.version (accepted, reported)
-	BackgroundThreads            int32  // background.threads
-	NumIoThreads                 int32  // num.io.threads
-	NumNetworkThreads            int32  // num.network.threads (accepted for compatibility)
-	NumRecoveryThreadsPerDataDir int32  // num.recovery.threads.per.data.dir
-	QueuedMaxRequests            int32  // queued.max.requests
-	QueuedMaxRequestBytes        int64  // queued.max.request.bytes; -1 = unbounded
-	RequestTimeoutMs             int32  // request.timeout.ms (inter-broker requests)
+	BrokerID                 int32  // broker.id; -1 resolved to 0 on the embedded store (see doc.go)
+	BrokerIDGenerationEnable bool   // broker.id.generation.enable
+	ReservedBrokerMaxID      int32  // reserved.broker.max.id
+	BrokerRack               string // broker.rack ("" when unset)
+	AdminListener            string // admin.listener, kafgo only: host:port of HTTP /metrics and /v1; "" = off
+	AdminPprofEnable         bool   // admin.pprof.enable, kafgo only: /debug/pprof on admin.listener
+	// ConsumerHealthSampleIntervalMs is consumer.health.sample.interval.ms,
+	// kafgo only: the coordinator's consumer health sampling period.
+	ConsumerHealthSampleIntervalMs int64
+	AutoCreateTopicsEnable         bool   // auto.create.topics.enable
+	DeleteTopicEnable              bool   // delete.topic.enable
+	NumPartitions                  int32  // num.partitions
+	DefaultReplicationFactor       int16  // default.replication.factor
+	MinInsyncReplicas              int32  // min.insync.replicas
+	UncleanLeaderElectionEnable    bool   // unclean.leader.election.enable
+	CompressionType                string // compression.type, lower case
+	MessageMaxBytes                int32  // message.max.bytes
+	InterBrokerProtocolVersion     string // inter.broker.protocol.version (accepted, reported)
+	BackgroundThreads              int32  // background.threads
+	NumIoThreads                   int32  // num.io.threads
+	NumNetworkThreads              int32  // num.network.threads (accepted for compatibility)
+	NumRecoveryThreadsPerDataDir   int32  // num.recovery.threads.per.data.dir
+	QueuedMaxRequests              int32  // queued.max.requests
+	QueuedMaxRequestBytes          int64  // queued.max.request.bytes; -1 = unbounded
+	RequestTimeoutMs               int32  // request.timeout.ms (inter-broker requests)
 
 	// Authorizer.
 	AuthorizerClassName       string                // authorizer.class.name: "" or Kafka's ACL authorizer

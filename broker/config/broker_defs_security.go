@@ -66,7 +66,13 @@ var listenerKeys = map[string]bool{
 	"ssl.endpoint.identification.algorithm": true, "ssl.principal.mapping.rules": true,
 	"ssl.keymanager.algorithm": true, "ssl.trustmanager.algorithm": true, "ssl.secure.random.implementation": true,
 	"sasl.enabled.mechanisms": true, "sasl.server.max.receive.size": true, "connections.max.reauth.ms": true,
+	"max.connections": true,
 }
+
+// listenerDynamicKeys are the listener overrides a broker takes while
+// running (Kafka's per-listener connection quotas, KIP-402); every other
+// override is static, as in Kafka.
+var listenerDynamicKeys = map[string]bool{"max.connections": true}
 
 // mechanismKeys may be overridden per listener and mechanism
 // (listener.name.<l>.<mechanism, lower case>.<key>).

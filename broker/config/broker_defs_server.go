@@ -13,6 +13,8 @@ var serverDefs = []Def{
 		Doc: "Rack of this broker, used for rack-aware replica placement."},
 	{Name: "admin.listener", Type: TypeString, Default: "", checks: []check{adminAddress},
 		Doc: "kafgo only: host:port of the HTTP admin endpoint (/metrics and the /v1 JSON API). Empty (the default) disables it."},
+	{Name: "consumer.health.sample.interval.ms", Type: TypeLong, Default: "5000", checks: []check{atLeast(100)},
+		Doc: "kafgo only: how often the group coordinator samples its groups' committed offsets, commit times and the partitions' high watermarks for consumer health (the Burrow-style status and time lag on /metrics and /v1/consumer-health)."},
 	{Name: "admin.pprof.enable", Type: TypeBoolean, Default: "false",
 		Doc: "kafgo only: also serve Go's runtime profiles at /debug/pprof/ on admin.listener (CPU, heap, allocations, goroutines, mutex and block contention). Off by default: a profile costs CPU and exposes internals."},
 	{Name: "auto.create.topics.enable", Type: TypeBoolean, Default: "true",

@@ -127,6 +127,7 @@ func TestDefaults(t *testing.T) {
 		{"request.timeout.ms", b.RequestTimeoutMs, int32(30000)},
 		{"admin.listener", b.AdminListener, ""},
 		{"admin.pprof.enable", b.AdminPprofEnable, false},
+		{"consumer.health.sample.interval.ms", b.ConsumerHealthSampleIntervalMs, int64(5000)},
 		{"fetch.max.bytes", b.FetchMaxBytes, int32(55 << 20)},
 	}
 	for _, tt := range tests {

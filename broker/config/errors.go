@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // Sentinel causes; every *Error wraps exactly one of them, so a request
@@ -12,11 +16,11 @@ import (
 // ErrUnknownKey/ErrInvalidValue/ErrUnsupported, INVALID_REQUEST for
 // ErrReadOnly, as Kafka answers).
 var (
-	ErrUnknownKey   = errors.New("unknown config key")
-	ErrInvalidValue = errors.New("invalid value")
-	ErrReadOnly     = errors.New("read-only: cannot be updated dynamically")
-	ErrDuplicateKey = errors.New("key given more than once")
-	ErrUnsupported  = errors.New("not supported by kafgo")
+	ErrUnknownKey   = kafkaerr.Sentinel(kerr.InvalidConfig, "unknown config key")
+	ErrInvalidValue = kafkaerr.Sentinel(kerr.InvalidConfig, "invalid value")
+	ErrReadOnly     = kafkaerr.Sentinel(kerr.InvalidConfig, "read-only: cannot be updated dynamically")
+	ErrDuplicateKey = kafkaerr.Sentinel(kerr.InvalidRequest, "key given more than once")
+	ErrUnsupported  = kafkaerr.Sentinel(kerr.InvalidConfig, "not supported by kafgo")
 )
 
 // hidden replaces sensitive values in messages, as Kafka's Password does.

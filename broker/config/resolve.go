@@ -101,6 +101,7 @@ func resolve(l *layers) (*Broker, error) {
 	b.BrokerRack = r.str("broker.rack")
 	b.AdminListener = r.str("admin.listener")
 	b.AdminPprofEnable = r.boolean("admin.pprof.enable")
+	b.ConsumerHealthSampleIntervalMs = r.i64("consumer.health.sample.interval.ms")
 	b.AutoCreateTopicsEnable = r.boolean("auto.create.topics.enable")
 	b.DeleteTopicEnable = r.boolean("delete.topic.enable")
 	b.NumPartitions = r.i32("num.partitions")

@@ -62,7 +62,7 @@ func lookupDef(name string) (*Def, bool) {
 		return nil, false
 	}
 	d := *base
-	d.Name, d.Dynamic, d.Nullable = name, false, true
+	d.Name, d.Dynamic, d.Nullable = name, base.Dynamic && listenerDynamicKeys[rest], true
 	d.checks = slices.Clone(base.checks)
 	d.Validate = func(v string) error {
 		_, err := d.canonical(v)
@@ -98,6 +98,13 @@ func (b *Broker) ListenerValue(listener, key string) (string, bool) {
 		return v, true
 	}
 	v, _, ok := b.ls().lookup(key)
+	return v, ok
+}
+
+// ListenerOverride returns a listener's own listener.name.<l>.<key> value,
+// without falling back to the broker-wide key.
+func (b *Broker) ListenerOverride(listener, key string) (string, bool) {
+	v, _, ok := b.ls().lookup(listenerPrefix + strings.ToLower(listener) + "." + key)
 	return v, ok
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/meta/znode"
 	"kafgo/internal/placement"
 	"kafgo/internal/topicname"
@@ -121,17 +122,17 @@ func (a *Admin) CreateTopic(ctx context.Context, spec TopicSpec, validateOnly bo
 }
 
 func (a *Admin) writeTopic(ctx context.Context, name string, id uuid.UUID, assignment map[int32][]int32, configs map[string]string) error {
-	cfg, err := znode.EntityConfig{Config: configs}.Marshal()
+	cfg, err := dynconfig.MarshalConfig(configs)
 	if err != nil {
 		return err
 	}
-	if err := meta.EnsurePath(ctx, a.Store, znode.ConfigPath+"/"+znode.ConfigTypeTopic); err != nil {
+	if err := meta.EnsurePath(ctx, a.Store, dynconfig.Root+"/"+dynconfig.Topics); err != nil {
 		return err
 	}
 	// The config goes first, as Kafka writes it: the controller may act on
 	// the assignment at once and brokers then read the config.
-	if _, err := a.Store.Create(ctx, znode.TopicConfigPath(name), cfg, meta.Persistent); errors.Is(err, meta.ErrNodeExists) {
-		if _, err := a.Store.Set(ctx, znode.TopicConfigPath(name), cfg, -1); err != nil {
+	if _, err := a.Store.Create(ctx, dynconfig.TopicPath(name), cfg, meta.Persistent); errors.Is(err, meta.ErrNodeExists) {
+		if _, err := a.Store.Set(ctx, dynconfig.TopicPath(name), cfg, -1); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -280,54 +281,4 @@ func (a *Admin) DeleteTopic(ctx context.Context, name string) error {
 		return err
 	}
 	return nil
-}
-
-// TopicConfig reads a topic's config overrides (empty when none).
-func (a *Admin) TopicConfig(ctx context.Context, name string) (map[string]string, error) {
-	return a.EntityConfig(ctx, znode.ConfigTypeTopic, name)
-}
-
-// EntityConfig reads an entity's config overrides (empty when none).
-func (a *Admin) EntityConfig(ctx context.Context, entityType, entity string) (map[string]string, error) {
-	data, _, err := a.Store.Get(ctx, znode.EntityConfigPath(entityType, entity))
-	if errors.Is(err, meta.ErrNoNode) {
-		return map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := znode.ParseEntityConfig(data)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Config == nil {
-		cfg.Config = map[string]string{}
-	}
-	return cfg.Config, nil
-}
-
-// SetEntityConfig replaces an entity's config overrides and posts a change
-// notification so every broker reloads it (/config/changes).
-func (a *Admin) SetEntityConfig(ctx context.Context, entityType, entity string, configs map[string]string) error {
-	data, err := znode.EntityConfig{Config: configs}.Marshal()
-	if err != nil {
-		return err
-	}
-	path := znode.EntityConfigPath(entityType, entity)
-	if _, err := a.Store.Set(ctx, path, data, -1); errors.Is(err, meta.ErrNoNode) {
-		if err := meta.CreateRecursive(ctx, a.Store, path, data, meta.Persistent); err != nil && !errors.Is(err, meta.ErrNodeExists) {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
-	note, err := znode.NewConfigChange(entityType, entity).Marshal()
-	if err != nil {
-		return err
-	}
-	if err := meta.EnsurePath(ctx, a.Store, znode.ConfigChangesPath); err != nil {
-		return err
-	}
-	_, err = a.Store.Create(ctx, znode.ConfigChangeSeqPath(), note, meta.PersistentSequential)
-	return err
 }

@@ -12,6 +12,7 @@ func (s *state) eligible(id int32) bool { return s.isLive(id) && !s.shuttingDown
 // assigned replica leads, the live replicas form the ISR, epoch 0.
 func (c *Controller) initializePartitions(b *batch, parts []tp) {
 	st := c.st
+	var changes []*stateChange
 	for _, p := range parts {
 		var live []int32
 		for _, r := range st.replicas(p) {
@@ -23,17 +24,19 @@ func (c *Controller) initializePartitions(b *batch, parts []tp) {
 			c.log.Warn("new partition has no live replica; it stays offline until one joins", "partition", p.String())
 			continue
 		}
-		ps := &partState{leader: live[0], leaderEpoch: 0, isr: live, controllerEpoch: st.epoch}
-		if !c.createState(p, ps) {
-			continue
+		changes = append(changes, &stateChange{p: p, next: &partState{leader: live[0], leaderEpoch: 0, isr: live, controllerEpoch: st.epoch}, create: true})
+	}
+	for i, ok := range c.writeStates(changes) {
+		if ok {
+			b.leaderAndISR(c.st.liveReplicas(changes[i].p), changes[i].p, true)
 		}
-		b.leaderAndISR(c.st.liveReplicas(p), p, true)
 	}
 }
 
 // electOffline elects leaders for partitions whose leader is gone.
 func (c *Controller) electOffline(b *batch, parts []tp, _ []int32) {
 	st := c.st
+	var changes []change
 	for _, p := range parts {
 		ps := st.partState(p)
 		if ps == nil || !ps.exists {
@@ -44,13 +47,14 @@ func (c *Controller) electOffline(b *batch, parts []tp, _ []int32) {
 			if ps.leader != -1 {
 				// Record that the partition has no leader, keeping the ISR
 				// so a returning in-sync replica can be elected cleanly.
-				c.changeState(b, p, -1, ps.isr)
+				changes = append(changes, change{p, -1, ps.isr})
 			}
 			c.log.Warn("no eligible leader for partition", "partition", p.String(), "isr", ps.isr)
 			continue
 		}
-		c.changeState(b, p, leader, isr)
+		changes = append(changes, change{p, leader, isr})
 	}
+	c.changeStates(b, changes)
 }
 
 // offlineLeader applies Kafka's OfflinePartitionLeaderElection.
@@ -82,26 +86,45 @@ func (c *Controller) offlineLeader(p tp, ps *partState) (int32, []int32, bool) {
 // changeState writes a controller-made change (new leader or ISR): the
 // leader epoch goes up by one, the new state goes to the live replicas.
 func (c *Controller) changeState(b *batch, p tp, leader int32, isr []int32) bool {
-	ps := c.st.partState(p)
-	next := &partState{
-		leader:          leader,
-		leaderEpoch:     ps.leaderEpoch + 1,
-		isr:             slices.Clone(isr),
-		controllerEpoch: c.st.epoch,
-		zkVersion:       ps.zkVersion,
-		exists:          true,
+	return c.changeStates(b, []change{{p, leader, isr}})[0]
+}
+
+// change is a controller-made change of one partition's leader and ISR.
+type change struct {
+	p      tp
+	leader int32
+	isr    []int32
+}
+
+// changeStates is changeState for many partitions, their writes
+// pipelined (see writeStates); it returns which succeeded.
+func (c *Controller) changeStates(b *batch, cs []change) []bool {
+	writes := make([]*stateChange, len(cs))
+	for i, ch := range cs {
+		ps := c.st.partState(ch.p)
+		writes[i] = &stateChange{p: ch.p, next: &partState{
+			leader:          ch.leader,
+			leaderEpoch:     ps.leaderEpoch + 1,
+			isr:             slices.Clone(ch.isr),
+			controllerEpoch: c.st.epoch,
+			zkVersion:       ps.zkVersion,
+			exists:          true,
+		}}
 	}
-	if !c.updateState(p, next) {
-		return false
+	ok := c.writeStates(writes)
+	for i, done := range ok {
+		if done {
+			b.leaderAndISR(c.st.liveReplicas(cs[i].p), cs[i].p, false)
+		}
 	}
-	b.leaderAndISR(c.st.liveReplicas(p), p, false)
-	return true
+	return ok
 }
 
 // removeFromISR drops brokers from the ISR of partitions they follow.
 // A partition's ISR never loses its leader here.
 func (c *Controller) removeFromISR(b *batch, gone map[int32]bool) {
 	st := c.st
+	var changes []change
 	for _, p := range st.partitions() {
 		ps := st.partState(p)
 		if ps == nil || !ps.exists || ps.leader < 0 || gone[ps.leader] {
@@ -117,7 +140,8 @@ func (c *Controller) removeFromISR(b *batch, gone map[int32]bool) {
 			isr = append(isr, r)
 		}
 		if changed {
-			c.changeState(b, p, ps.leader, isr)
+			changes = append(changes, change{p, ps.leader, isr})
 		}
 	}
+	c.changeStates(b, changes)
 }

@@ -33,11 +33,13 @@ func (c *Controller) autoRebalance() {
 			continue
 		}
 		c.log.Info("leader imbalance; electing preferred leaders", "broker", broker, "imbalanced", len(misled), "preferred", len(parts))
+		var changes []change
 		for _, p := range misled {
 			if ps := st.partState(p); slices.Contains(ps.isr, broker) {
-				c.changeState(b, p, broker, ps.isr)
+				changes = append(changes, change{p, broker, ps.isr})
 			}
 		}
+		c.changeStates(b, changes)
 	}
 	b.send()
 }

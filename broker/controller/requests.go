@@ -126,6 +126,7 @@ func (c *Controller) ControlledShutdown(ctx context.Context, req *kmsg.Controlle
 		st.shuttingDown[id] = true
 		c.log.Info("controlled shutdown", "broker", id)
 		b := c.newBatch()
+		var moves, shrinks []change
 		for _, p := range st.partitions() {
 			ps := st.partState(p)
 			if ps == nil || !ps.exists || len(st.replicas(p)) < 2 {
@@ -134,7 +135,7 @@ func (c *Controller) ControlledShutdown(ctx context.Context, req *kmsg.Controlle
 			switch {
 			case ps.leader == id:
 				if leader, isr, ok := c.offlineLeaderExcluding(p, ps); ok {
-					c.changeState(b, p, leader, isr)
+					moves = append(moves, change{p, leader, isr})
 				}
 			case slices.Contains(ps.isr, id):
 				var isr []int32
@@ -143,9 +144,13 @@ func (c *Controller) ControlledShutdown(ctx context.Context, req *kmsg.Controlle
 						isr = append(isr, r)
 					}
 				}
-				if c.changeState(b, p, ps.leader, isr) {
-					b.stopReplica(id, p, false, nil)
-				}
+				shrinks = append(shrinks, change{p, ps.leader, isr})
+			}
+		}
+		c.changeStates(b, moves)
+		for i, ok := range c.changeStates(b, shrinks) {
+			if ok {
+				b.stopReplica(id, shrinks[i].p, false, nil)
 			}
 		}
 		applied = b.send()

@@ -17,19 +17,23 @@ func (c *Controller) onTopicChange() {
 	st := c.st
 	present := map[string]bool{}
 	b := c.newBatch()
+	var fresh []string
 	for _, name := range names {
 		present[name] = true
-		if _, ok := st.topics[name]; ok {
+		if _, ok := st.topics[name]; !ok {
+			fresh = append(fresh, name)
+		}
+	}
+	var uninit, offline []tp
+	for i, r := range c.readTopics(fresh) {
+		name := fresh[i]
+		if r.err != nil {
+			c.fail("read topic "+name, r.err)
 			continue
 		}
-		t, err := c.readTopic(name)
-		if err != nil {
-			c.fail("read topic "+name, err)
-			continue
-		}
+		t := r.info
 		st.topics[name] = t
 		c.log.Info("new topic", "topic", name, "partitions", len(t.assignment))
-		var uninit, offline []tp
 		for _, p := range t.partitionIDs() {
 			ps := t.states[p]
 			switch {
@@ -41,9 +45,11 @@ func (c *Controller) onTopicChange() {
 				b.leaderAndISR(st.liveReplicas(tp{Topic: name, Partition: p}), tp{Topic: name, Partition: p}, false)
 			}
 		}
-		c.initializePartitions(b, uninit)
-		c.electOffline(b, offline, nil)
 	}
+	// All new topics' partitions in one pipelined write and one
+	// LeaderAndIsr per broker.
+	c.initializePartitions(b, uninit)
+	c.electOffline(b, offline, nil)
 	for name := range st.topics {
 		if !present[name] && st.deleting[name] == nil {
 			delete(st.topics, name)

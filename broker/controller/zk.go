@@ -1,11 +1,13 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"net"
 	"strconv"
 
 	"kafgo/broker/meta"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/meta/znode"
 )
 
@@ -81,19 +83,20 @@ func (c *Controller) readBrokers(watch bool) (map[int32]*brokerInfo, error) {
 }
 
 // loadTopics reads every topic, its assignment and partition states, and
-// sets the topic and deletion watches.
+// sets the topic and deletion watches. The topics are read concurrently
+// (see parallel): a new controller of a large cluster reads tens of
+// thousands of znodes before it can elect anyone.
 func (c *Controller) loadTopics() error {
 	names, err := c.readTopicNames(true)
 	if err != nil {
 		return err
 	}
-	for _, name := range names {
-		t, err := c.readTopic(name)
-		if err != nil {
-			c.fail("read topic "+name, err)
+	for i, t := range c.readTopics(names) {
+		if t.err != nil {
+			c.fail("read topic "+names[i], t.err)
 			continue
 		}
-		c.st.topics[name] = t
+		c.st.topics[names[i]] = t.info
 	}
 	return nil
 }
@@ -119,35 +122,90 @@ func (c *Controller) readTopicNames(watch bool) ([]string, error) {
 // readTopic reads a topic's assignment (with a data watch, for added
 // partitions) and the state of each partition.
 func (c *Controller) readTopic(name string) (*topicInfo, error) {
-	ctx, cancel := c.ctx()
-	defer cancel()
-	data, _, ev, err := c.store.GetW(ctx, znode.TopicPath(name))
-	if err != nil {
-		return nil, err
+	r := c.readTopics([]string{name})[0]
+	return r.info, r.err
+}
+
+type topicRead struct {
+	info *topicInfo
+	err  error
+}
+
+// readTopics reads topics concurrently, their partition states too, then
+// sets each topic's data watch on the event goroutine.
+func (c *Controller) readTopics(names []string) []topicRead {
+	out := make([]topicRead, len(names))
+	evs := make([]<-chan meta.Event, len(names))
+	parallel(len(names), func(i int) {
+		ctx, cancel := c.ctx()
+		defer cancel()
+		name := names[i]
+		data, _, ev, err := c.store.GetW(ctx, znode.TopicPath(name))
+		if err != nil {
+			out[i].err = err
+			return
+		}
+		evs[i] = ev
+		a, err := znode.ParseTopicAssignment(data)
+		if err != nil {
+			out[i].err = err
+			return
+		}
+		t := &topicInfo{name: name, id: a.TopicID, assignment: a.Partitions, states: map[int32]*partState{},
+			adding: a.AddingReplicas, removing: a.RemovingReplicas}
+		out[i].info, out[i].err = t, c.readStates(ctx, t)
+	})
+	for i, ev := range evs {
+		if ev != nil {
+			name := names[i]
+			c.watch(ev, func() { c.onPartitionModification(name) })
+		}
 	}
-	c.watch(ev, func() { c.onPartitionModification(name) })
-	a, err := znode.ParseTopicAssignment(data)
-	if err != nil {
-		return nil, err
+	return out
+}
+
+// readStates reads the state of each of t's partitions (store only).
+func (c *Controller) readStates(ctx context.Context, t *topicInfo) error {
+	ids := make([]int32, 0, len(t.assignment))
+	for p := range t.assignment {
+		ids = append(ids, p)
 	}
-	t := &topicInfo{name: name, id: a.TopicID, assignment: a.Partitions, states: map[int32]*partState{},
-		adding: a.AddingReplicas, removing: a.RemovingReplicas}
-	for p := range a.Partitions {
-		data, stat, err := c.store.Get(ctx, znode.PartitionStatePath(name, p))
+	states := make([]*partState, len(ids))
+	errs := make([]error, len(ids))
+	read := func(i int) {
+		data, stat, err := c.store.Get(ctx, znode.PartitionStatePath(t.name, ids[i]))
 		if errors.Is(err, meta.ErrNoNode) {
-			continue
+			return
 		}
 		if err != nil {
-			return nil, err
+			errs[i] = err
+			return
 		}
 		s, err := znode.ParsePartitionState(data)
 		if err != nil {
-			c.log.Error("unreadable partition state; treating the partition as new", "topic", name, "partition", p, "err", err)
-			continue
+			c.log.Error("unreadable partition state; treating the partition as new", "topic", t.name, "partition", ids[i], "err", err)
+			return
 		}
-		t.states[p] = &partState{leader: s.Leader, leaderEpoch: s.LeaderEpoch, isr: s.ISR, controllerEpoch: s.ControllerEpoch, zkVersion: stat.Version, exists: true}
+		states[i] = &partState{leader: s.Leader, leaderEpoch: s.LeaderEpoch, isr: s.ISR, controllerEpoch: s.ControllerEpoch, zkVersion: stat.Version, exists: true}
 	}
-	return t, nil
+	// Topics are already read in parallel; a topic with many partitions
+	// reads them in parallel too.
+	if len(ids) > 8 {
+		parallel(len(ids), read)
+	} else {
+		for i := range ids {
+			read(i)
+		}
+	}
+	for i, ps := range states {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if ps != nil {
+			t.states[ids[i]] = ps
+		}
+	}
+	return nil
 }
 
 func (c *Controller) readDeleteRequests(watch bool) ([]string, error) {
@@ -182,72 +240,13 @@ func encodeState(ps *partState) ([]byte, error) {
 
 // createState writes a new partition's state znode, fenced by our epoch.
 func (c *Controller) createState(p tp, ps *partState) bool {
-	if c.fencedOut {
-		return false
-	}
-	ctx, cancel := c.ctx()
-	defer cancel()
-	data, err := encodeState(ps)
-	if err != nil {
-		c.fail("encode state", err)
-		return false
-	}
-	if err := meta.EnsurePath(ctx, c.store, znode.PartitionPath(p.Topic, p.Partition)); err != nil {
-		c.fail("create partition path", err)
-		return false
-	}
-	results, err := c.store.Multi(ctx,
-		meta.CheckOp{Path: znode.ControllerEpochPath, Version: c.st.epochZkVersion},
-		meta.CreateOp{Path: znode.PartitionStatePath(p.Topic, p.Partition), Data: data, Mode: meta.Persistent},
-	)
-	if fenced(results, err) {
-		c.fencedOut = true
-		return false
-	}
-	if errors.Is(err, meta.ErrNodeExists) {
-		// Someone initialised it before us (an earlier term): adopt it.
-		return c.reloadState(p)
-	}
-	if err != nil {
-		c.fail("create state "+p.String(), err)
-		return false
-	}
-	ps.exists = true
-	ps.zkVersion = 0
-	c.st.topics[p.Topic].states[p.Partition] = ps
-	return true
+	return c.writeStates([]*stateChange{{p: p, next: ps, create: true}})[0]
 }
 
 // updateState replaces a partition's state, conditional on its zkVersion
 // and fenced by our epoch. On success the in-memory state is the new one.
 func (c *Controller) updateState(p tp, next *partState) bool {
-	if c.fencedOut {
-		return false
-	}
-	ctx, cancel := c.ctx()
-	defer cancel()
-	data, err := encodeState(next)
-	if err != nil {
-		c.fail("encode state", err)
-		return false
-	}
-	results, err := c.store.Multi(ctx,
-		meta.CheckOp{Path: znode.ControllerEpochPath, Version: c.st.epochZkVersion},
-		meta.SetOp{Path: znode.PartitionStatePath(p.Topic, p.Partition), Data: data, Version: next.zkVersion},
-	)
-	if fenced(results, err) {
-		c.fencedOut = true
-		return false
-	}
-	if err != nil {
-		c.fail("update state "+p.String(), err)
-		c.reloadState(p)
-		return false
-	}
-	next.exists = true
-	next.zkVersion = results[1].Stat.Version
-	c.st.topics[p.Topic].states[p.Partition] = next
-	return true
+	return c.writeStates([]*stateChange{{p: p, next: next}})[0]
 }
 
 func (c *Controller) reloadState(p tp) bool {
@@ -270,7 +269,7 @@ func (c *Controller) reloadState(p tp) bool {
 func (c *Controller) deleteTopicZnodes(name string) error {
 	ctx, cancel := c.ctx()
 	defer cancel()
-	for _, path := range []string{znode.TopicPath(name), znode.TopicConfigPath(name), znode.DeleteTopicPath(name)} {
+	for _, path := range []string{znode.TopicPath(name), dynconfig.TopicPath(name), znode.DeleteTopicPath(name)} {
 		if err := meta.DeleteRecursive(ctx, c.store, path); err != nil && !errors.Is(err, meta.ErrNoNode) {
 			return err
 		}

@@ -2,6 +2,7 @@ package coordlog
 
 import (
 	"sync/atomic"
+	"time"
 
 	"kafgo/broker/clusterview"
 )
@@ -14,7 +15,16 @@ type Placement struct {
 
 	partitions atomic.Int32 // the topic's partition count once known
 	creating   atomic.Bool  // a FindCoordinator is creating the topic
+	// created is when a creation last succeeded or found the topic there
+	// (unix ns): until the metadata shows it, every FindCoordinator would
+	// otherwise try again.
+	created atomic.Int64
 }
+
+// recreateAfter is how long after a creation no other is tried: the
+// brokers learn of a new topic well within it, and a topic deleted since
+// is created again after it.
+const recreateAfter = 30 * time.Second
 
 // NewPlacement places keys on topic: configured partitions until the topic
 // exists in cache (which may be nil), then the topic's own count, which
@@ -46,10 +56,20 @@ func (p *Placement) NumPartitions() int32 {
 func (p *Placement) PartitionFor(key string) int32 { return PartitionFor(key, p.NumPartitions()) }
 
 // BeginTopicCreation reports whether the caller should create the topic
-// now (no other creation is running); it then calls the returned func.
-func (p *Placement) BeginTopicCreation() (func(), bool) {
+// now: no other creation is running and none succeeded lately. The caller
+// then calls done, telling whether the topic exists now (created, or found
+// there).
+func (p *Placement) BeginTopicCreation() (done func(exists bool), ok bool) {
+	if c := p.created.Load(); c != 0 && time.Since(time.Unix(0, c)) < recreateAfter {
+		return nil, false
+	}
 	if !p.creating.CompareAndSwap(false, true) {
 		return nil, false
 	}
-	return func() { p.creating.Store(false) }, true
+	return func(exists bool) {
+		if exists {
+			p.created.Store(time.Now().UnixNano())
+		}
+		p.creating.Store(false)
+	}, true
 }

@@ -1,6 +1,7 @@
 package coordlog
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -44,51 +45,31 @@ type Replayer struct {
 
 // Load replays partition p into a fresh visitor from its log start to the
 // log end offset as of the start of the load. A read failure starts over
-// with a fresh visitor after a pause; false means abort was closed first.
-func Load[V Visitor](r Replayer, p int32, abort <-chan struct{}, fresh func() V) (V, bool) {
+// with a fresh visitor after a pause; false means ctx ended first (the
+// shard's leadership was lost: its owner cancels the shard's context).
+func Load[V Visitor](ctx context.Context, r Replayer, p int32, fresh func() V) (V, bool) {
 	for {
 		v := fresh()
-		err := r.replay(p, abort, v)
+		err := r.replay(ctx, p, v)
 		if err == nil {
-			return v, !IsClosed(abort)
+			return v, ctx.Err() == nil
 		}
 		r.Logger.Error("loading "+r.Topic+" failed; retrying", "partition", p, "err", err)
 		select {
-		case <-abort:
+		case <-ctx.Done():
 			return v, false
 		case <-time.After(loadRetry):
 		}
 	}
 }
 
-// Abort closes ch (a shard's abort channel) unless it is closed already.
-// Callers serialise it per channel: the shard's owner drops the shard from
-// its map, under its lock, before aborting it.
-func Abort(ch chan struct{}) {
-	select {
-	case <-ch:
-	default:
-		close(ch)
-	}
-}
-
-// IsClosed reports whether ch (a shard's abort channel) is closed.
-func IsClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-func (r Replayer) replay(p int32, abort <-chan struct{}, v Visitor) error {
+func (r Replayer) replay(ctx context.Context, p int32, v Visitor) error {
 	start, end, err := r.Log.Bounds(p)
 	if err != nil {
 		return err
 	}
 	for pos := start; pos < end; {
-		if IsClosed(abort) {
+		if ctx.Err() != nil {
 			return nil
 		}
 		buf, err := r.Log.Read(p, pos, r.BufSize, end)

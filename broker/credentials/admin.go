@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/internal/scram"
 )
 
@@ -127,7 +127,7 @@ func (s *Store) Alter(ctx context.Context, dels []Deletion, ups []Upsertion) []R
 			if d.User != user {
 				continue
 			}
-			cfg, _, err := readUser(ctx, s.meta, user)
+			cfg, err := readUser(ctx, s.meta, user)
 			if err != nil {
 				out = append(out, result(user, kerr.UnknownServerError, err.Error()))
 				missing = true
@@ -161,16 +161,11 @@ func uniqueSorted(s []string) []string {
 	return slices.Compact(s)
 }
 
-// write rewrites one user's znode with its deletions and upsertions applied,
-// retrying on a concurrent change, then announces it and refreshes the
-// cache.
+// write rewrites one user's znode with its deletions and upsertions applied
+// (dynconfig's update, which keeps a concurrent change of its other keys
+// and announces it), then refreshes the cache.
 func (s *Store) write(ctx context.Context, user string, dels []Deletion, ups []Upsertion) error {
-	path := znode.UserConfigPath(user)
-	for attempt := 0; attempt < 10; attempt++ {
-		cfg, version, err := readUser(ctx, s.meta, user)
-		if err != nil {
-			return err
-		}
+	err := dynconfig.Store{Meta: s.meta}.Update(ctx, dynconfig.Users, dynconfig.Sanitize(user), func(cfg map[string]string) error {
 		for _, d := range dels {
 			if d.User == user {
 				m, _ := scram.ByCode(d.Mechanism)
@@ -183,44 +178,12 @@ func (s *Store) write(ctx context.Context, user string, dels []Deletion, ups []U
 				cfg[m.Name] = m.CredentialFromSalted(u.SaltedPassword, u.Salt, int(u.Iterations)).String()
 			}
 		}
-		data, err := znode.EntityConfig{Config: cfg}.Marshal()
-		if err != nil {
-			return err
-		}
-		if version < 0 {
-			err = meta.CreateRecursive(ctx, s.meta, path, data, meta.Persistent)
-			if errors.Is(err, meta.ErrNodeExists) {
-				continue // created meanwhile: read it and merge
-			}
-		} else {
-			_, err = s.meta.Set(ctx, path, data, version)
-			if errors.Is(err, meta.ErrBadVersion) || errors.Is(err, meta.ErrNoNode) {
-				continue
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("credentials: writing %s: %w", path, err)
-		}
-		if err := s.announce(ctx, user); err != nil {
-			return err
-		}
-		return s.Refresh(ctx, znode.Sanitize(user))
-	}
-	return fmt.Errorf("credentials: %s kept changing while being written", path)
-}
-
-func (s *Store) announce(ctx context.Context, user string) error {
-	note, err := znode.NewConfigChange(znode.ConfigTypeUser, znode.Sanitize(user)).Marshal()
+		return nil
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("credentials: %w", err)
 	}
-	if err := meta.EnsurePath(ctx, s.meta, znode.ConfigChangesPath); err != nil {
-		return err
-	}
-	if _, err := s.meta.Create(ctx, znode.ConfigChangeSeqPath(), note, meta.PersistentSequential); err != nil {
-		return fmt.Errorf("credentials: posting the change of user %s: %w", user, err)
-	}
-	return nil
+	return s.Refresh(ctx, dynconfig.Sanitize(user))
 }
 
 // CredentialInfo is a described credential: never the secret, only how it
@@ -245,14 +208,14 @@ type Description struct {
 // DUPLICATE_RESOURCE.
 func (s *Store) Describe(ctx context.Context, users []string) ([]Description, error) {
 	if len(users) == 0 {
-		dir := znode.ConfigPath + "/" + znode.ConfigTypeUser
+		dir := dynconfig.Root + "/" + dynconfig.Users
 		children, _, err := s.meta.Children(ctx, dir)
 		if err != nil && !errors.Is(err, meta.ErrNoNode) {
 			return nil, fmt.Errorf("credentials: listing %s: %w", dir, err)
 		}
 		var out []Description
 		for _, c := range children {
-			user, err := znode.Desanitize(c)
+			user, err := dynconfig.Desanitize(c)
 			if err != nil || c == "<default>" {
 				continue
 			}
@@ -301,7 +264,7 @@ func (s *Store) Describe(ctx context.Context, users []string) ([]Description, er
 }
 
 func (s *Store) describeOne(ctx context.Context, user string) (Description, bool, error) {
-	cfg, _, err := readUser(ctx, s.meta, user)
+	cfg, err := readUser(ctx, s.meta, user)
 	if err != nil {
 		return Description{}, false, err
 	}

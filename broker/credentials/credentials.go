@@ -23,7 +23,7 @@ import (
 	"sync"
 
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/internal/scram"
 )
 
@@ -54,7 +54,7 @@ func (s *Store) Lookup(mechanism, user string) (scram.Credential, bool) {
 
 // Load reads every user's credentials.
 func (s *Store) Load(ctx context.Context) error {
-	dir := znode.ConfigPath + "/" + znode.ConfigTypeUser
+	dir := dynconfig.Root + "/" + dynconfig.Users
 	children, _, err := s.meta.Children(ctx, dir)
 	if errors.Is(err, meta.ErrNoNode) {
 		return nil
@@ -77,11 +77,11 @@ func (s *Store) Refresh(ctx context.Context, sanitized string) error {
 	if sanitized == "<default>" || sanitized == "" || containsSlash(sanitized) {
 		return nil
 	}
-	user, err := znode.Desanitize(sanitized)
+	user, err := dynconfig.Desanitize(sanitized)
 	if err != nil {
 		return nil // not a user entity kafgo or Kafka wrote
 	}
-	cfg, _, err := readUser(ctx, s.meta, user)
+	cfg, err := readUser(ctx, s.meta, user)
 	if err != nil {
 		return err
 	}
@@ -127,23 +127,11 @@ func containsSlash(s string) bool {
 	return false
 }
 
-// readUser reads /config/users/<user>; a missing znode is an empty config
-// with version -1.
-func readUser(ctx context.Context, store meta.Store, user string) (map[string]string, int32, error) {
-	path := znode.UserConfigPath(user)
-	data, stat, err := store.Get(ctx, path)
-	if errors.Is(err, meta.ErrNoNode) {
-		return map[string]string{}, -1, nil
-	}
+// readUser reads /config/users/<user>; a missing znode is an empty config.
+func readUser(ctx context.Context, store meta.Store, user string) (map[string]string, error) {
+	cfg, err := dynconfig.Store{Meta: store}.Read(ctx, dynconfig.Users, dynconfig.Sanitize(user))
 	if err != nil {
-		return nil, 0, fmt.Errorf("credentials: reading %s: %w", path, err)
+		return nil, fmt.Errorf("credentials: %w", err)
 	}
-	cfg, err := znode.ParseEntityConfig(data)
-	if err != nil {
-		return nil, 0, fmt.Errorf("credentials: %s: %w", path, err)
-	}
-	if cfg.Config == nil {
-		cfg.Config = map[string]string{}
-	}
-	return cfg.Config, stat.Version, nil
+	return cfg, nil
 }

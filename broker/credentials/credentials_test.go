@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
+	"kafgo/broker/meta/dynconfig"
 	"kafgo/broker/sasl"
 	"kafgo/internal/scram"
 )
@@ -38,8 +38,8 @@ func TestAlterAndLookup(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	// A quota already on the user's znode must survive.
-	qdata, _ := znode.EntityConfig{Config: map[string]string{"producer_byte_rate": "1024"}}.Marshal()
-	if err := meta.CreateRecursive(ctx, st, znode.UserConfigPath("alice@x"), qdata, meta.Persistent); err != nil {
+	qdata, _ := dynconfig.MarshalConfig(map[string]string{"producer_byte_rate": "1024"})
+	if err := meta.CreateRecursive(ctx, st, dynconfig.UserPath("alice@x"), qdata, meta.Persistent); err != nil {
 		t.Fatal(err)
 	}
 	s := New(st, nil)
@@ -51,8 +51,8 @@ func TestAlterAndLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := znode.ParseEntityConfig(data)
-	if cfg.Config["producer_byte_rate"] != "1024" || !strings.HasPrefix(cfg.Config["SCRAM-SHA-256"], "salt=") || !strings.HasSuffix(cfg.Config["SCRAM-SHA-256"], ",iterations=8192") {
+	cfg, _ := dynconfig.ParseConfig(data)
+	if cfg["producer_byte_rate"] != "1024" || !strings.HasPrefix(cfg["SCRAM-SHA-256"], "salt=") || !strings.HasSuffix(cfg["SCRAM-SHA-256"], ",iterations=8192") {
 		t.Fatalf("stored %s", data)
 	}
 	c, ok := s.Lookup(sasl.ScramSHA256, "alice@x")
@@ -65,12 +65,12 @@ func TestAlterAndLookup(t *testing.T) {
 		t.Fatal("credential does not derive from the salted password")
 	}
 	// A change notification names the sanitized user.
-	kids, _, _ := st.Children(ctx, znode.ConfigChangesPath)
+	kids, _, _ := st.Children(ctx, dynconfig.ChangesPath)
 	if len(kids) == 0 {
 		t.Fatal("no change notification")
 	}
-	nd, _, _ := st.Get(ctx, znode.ConfigChangesPath+"/"+kids[len(kids)-1])
-	if n, _ := znode.ParseConfigChangeNotification(nd); n.EntityPath != "users/alice%40x" {
+	nd, _, _ := st.Get(ctx, dynconfig.ChangesPath+"/"+kids[len(kids)-1])
+	if n, _ := dynconfig.ParseChange(nd); n != "users/alice%40x" {
 		t.Fatalf("notification %s", nd)
 	}
 	// Another broker's cache loads it.
@@ -96,7 +96,7 @@ func TestAlterAndLookup(t *testing.T) {
 		t.Fatal("refresh kept a deleted credential")
 	}
 	data, _, _ = st.Get(ctx, "/config/users/alice%40x")
-	if cfg, _ := znode.ParseEntityConfig(data); len(cfg.Config) != 1 {
+	if cfg, _ := dynconfig.ParseConfig(data); len(cfg) != 1 {
 		t.Fatalf("after deletion %s", data)
 	}
 }
@@ -158,11 +158,11 @@ func TestDescribe(t *testing.T) {
 func TestUserZnodeWithoutData(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	qdata, _ := znode.EntityConfig{Config: map[string]string{"producer_byte_rate": "1024"}}.Marshal()
+	qdata, _ := dynconfig.MarshalConfig(map[string]string{"producer_byte_rate": "1024"})
 	if err := meta.CreateRecursive(ctx, st, "/config/users/bob/clients/c1", qdata, meta.Persistent); err != nil {
 		t.Fatal(err)
 	}
-	if data, _, err := st.Get(ctx, znode.UserConfigPath("bob")); err != nil || len(data) != 0 {
+	if data, _, err := st.Get(ctx, dynconfig.UserPath("bob")); err != nil || len(data) != 0 {
 		t.Fatalf("parent %q, %v: want an empty znode", data, err)
 	}
 	s := New(st, nil)

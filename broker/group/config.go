@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"time"
 
-	"kafgo/broker/config"
 	"kafgo/broker/record"
 )
 
@@ -36,27 +35,6 @@ type Config struct {
 
 	Clock  Clock
 	Logger *slog.Logger
-}
-
-// ConfigFromBroker takes the coordinator settings from a broker config.
-func ConfigFromBroker(b *config.Broker, logger *slog.Logger) Config {
-	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
-	return Config{
-		BrokerID:               b.BrokerID,
-		NumPartitions:          b.OffsetsTopicNumPartitions,
-		MinSessionTimeout:      ms(int64(b.GroupMinSessionTimeoutMs)),
-		MaxSessionTimeout:      ms(int64(b.GroupMaxSessionTimeoutMs)),
-		InitialRebalanceDelay:  ms(int64(b.GroupInitialRebalanceDelayMs)),
-		MaxSize:                int(b.GroupMaxSize),
-		MetadataMaxBytes:       int(b.OffsetMetadataMaxBytes),
-		LoadBufferSize:         b.OffsetsLoadBufferSize,
-		Retention:              time.Duration(b.OffsetsRetentionMinutes) * time.Minute,
-		RetentionCheckInterval: ms(b.OffsetsRetentionCheckIntervalMs),
-		CommitTimeout:          ms(int64(b.OffsetsCommitTimeoutMs)),
-		RequiredAcks:           b.OffsetsCommitRequiredAcks,
-		Codec:                  record.Codec(b.OffsetsTopicCompressionCodec),
-		Logger:                 logger,
-	}
 }
 
 func (c *Config) setDefaults() {

@@ -19,8 +19,11 @@ type shard struct {
 	partition int32
 	epoch     int32 // leader epoch the shard was loaded for
 	loading   bool
-	abort     chan struct{} // closed when leadership is lost
-	groups    map[string]*group
+	// ctx ends (cancel) when leadership is lost: a load in progress and
+	// the shard's pending work stop.
+	ctx    context.Context
+	cancel context.CancelFunc
+	groups map[string]*group
 	// markers are transaction markers that landed while the shard
 	// loaded, applied once it is loaded (guarded by the coordinator's mu).
 	markers []txnMarker

@@ -1,9 +1,9 @@
 package group
 
 import (
-	"github.com/twmb/franz-go/pkg/kerr"
+	"context"
 
-	"kafgo/broker/coordlog"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // OnLeadershipChange is the replica manager's hook: when this broker
@@ -42,7 +42,8 @@ func (c *Coordinator) OnLeadershipChange(topic string, partition int32, leader b
 	if !leader {
 		return
 	}
-	sh := &shard{partition: partition, epoch: leaderEpoch, loading: true, abort: make(chan struct{}), groups: map[string]*group{}}
+	sh := &shard{partition: partition, epoch: leaderEpoch, loading: true, groups: map[string]*group{}}
+	sh.ctx, sh.cancel = context.WithCancel(context.Background())
 	c.shards[partition] = sh
 	c.logger.Info("loading groups of partition", "partition", partition, "leader_epoch", leaderEpoch)
 	// Added under c.mu, which Stop takes before it waits: no Add can race
@@ -58,7 +59,7 @@ func (c *Coordinator) OnLeadershipChange(topic string, partition int32, leader b
 // pending JoinGroup and SyncGroup answers become NOT_COORDINATOR so the
 // members find the new coordinator.
 func (c *Coordinator) unloadShard(sh *shard) {
-	coordlog.Abort(sh.abort)
+	sh.cancel()
 	c.mu.Lock()
 	groups := make([]*group, 0, len(sh.groups))
 	for _, g := range sh.groups {

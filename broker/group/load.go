@@ -107,7 +107,7 @@ func (r *replay) Marker(b coordlog.BatchInfo, commit bool) {
 // unless leadership moved on meanwhile.
 func (c *Coordinator) loadShard(sh *shard) {
 	began := time.Now()
-	r, ok := coordlog.Load(c.replayer(), sh.partition, sh.abort, newReplay)
+	r, ok := coordlog.Load(sh.ctx, c.replayer(), sh.partition, newReplay)
 	if !ok {
 		return
 	}
@@ -156,7 +156,7 @@ func (c *Coordinator) loadShard(sh *shard) {
 	}
 	c.mu.Lock()
 	for {
-		if c.shards[sh.partition] != sh || coordlog.IsClosed(sh.abort) {
+		if c.shards[sh.partition] != sh || sh.ctx.Err() != nil {
 			c.mu.Unlock()
 			for _, g := range groups {
 				g.mu.Lock()

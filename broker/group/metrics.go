@@ -8,6 +8,9 @@ type GroupSnapshot struct {
 	// Offsets are the committed offsets (transactional ones still pending
 	// are not committed yet).
 	Offsets map[TopicPartition]int64
+	// CommitTimes are when each offset was committed (ms), for consumer
+	// health: a commit of the same offset again is still a commit.
+	CommitTimes map[TopicPartition]int64
 }
 
 // Snapshot lists the groups of the loaded partitions this broker
@@ -20,9 +23,11 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	for _, sh := range shards {
 		for _, g := range c.groupsOf(sh) {
 			g.mu.Lock()
-			s := GroupSnapshot{ID: g.id, State: g.state, Members: len(g.members), Offsets: make(map[TopicPartition]int64, len(g.offsets))}
+			s := GroupSnapshot{ID: g.id, State: g.state, Members: len(g.members), Offsets: make(map[TopicPartition]int64, len(g.offsets)),
+				CommitTimes: make(map[TopicPartition]int64, len(g.offsets))}
 			for tp, o := range g.offsets {
 				s.Offsets[tp] = o.offset
+				s.CommitTimes[tp] = o.commitTime
 			}
 			g.mu.Unlock()
 			out = append(out, s)

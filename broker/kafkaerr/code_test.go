@@ -17,107 +17,38 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"kafgo/broker/acl"
-	"kafgo/broker/config"
-	"kafgo/broker/controller"
-	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
-	"kafgo/broker/meta/znode"
 	"kafgo/broker/record"
-	"kafgo/broker/sasl"
 	"kafgo/broker/storage"
-	"kafgo/broker/storage/vfs"
-	"kafgo/broker/txn/txnrec"
-	"kafgo/broker/wire"
 )
 
-// sentinelCodes is every exported sentinel error of the broker's packages
-// with the Kafka code a client must get for it. It is written out here, not
-// taken from the table under test, and TestEverySentinelIsListed keeps it
-// complete.
-var sentinelCodes = []struct {
-	name string // package.Name, as declared
-	err  error
-	want *kerr.Error
-}{
-	{"storage.ErrStorage", storage.ErrStorage, kerr.KafkaStorageError},
-	{"vfs.ErrInjected", vfs.ErrInjected, kerr.KafkaStorageError},
-	{"storage.ErrLogDirLocked", storage.ErrLogDirLocked, kerr.UnknownServerError},
-	{"storage.ErrOffsetOutOfRange", storage.ErrOffsetOutOfRange, kerr.OffsetOutOfRange},
-	{"storage.ErrInvalidBatch", storage.ErrInvalidBatch, kerr.CorruptMessage},
-	{"storage.ErrBatchTooLarge", storage.ErrBatchTooLarge, kerr.RecordListTooLarge},
-	{"storage.ErrInvalidProducerEpoch", storage.ErrInvalidProducerEpoch, kerr.InvalidProducerEpoch},
-	{"storage.ErrOutOfOrderSequence", storage.ErrOutOfOrderSequence, kerr.OutOfOrderSequenceNumber},
-	{"storage.ErrUnknownProducerID", storage.ErrUnknownProducerID, kerr.UnknownProducerID},
-	{"storage.ErrInvalidTxnState", storage.ErrInvalidTxnState, kerr.InvalidTxnState},
-	{"storage.ErrCoordinatorFenced", storage.ErrCoordinatorFenced, kerr.TransactionCoordinatorFenced},
-	{"storage.ErrUnexpectedAppendOffset", storage.ErrUnexpectedAppendOffset, kerr.UnknownServerError},
-	{"storage.ErrOffsetsOutOfOrder", storage.ErrOffsetsOutOfOrder, kerr.UnknownServerError},
-	{"storage.ErrClosed", storage.ErrClosed, kerr.NotLeaderForPartition},
-	{"storage.ErrCorruptFile", storage.ErrCorruptFile, kerr.KafkaStorageError},
-	{"storage.ErrInconsistentBrokerID", storage.ErrInconsistentBrokerID, kerr.UnknownServerError},
-	{"storage.ErrInconsistentClusterID", storage.ErrInconsistentClusterID, kerr.UnknownServerError},
-	{"storage.ErrInconsistentTopicID", storage.ErrInconsistentTopicID, kerr.InconsistentTopicID},
-	{"storage.ErrInvalidConfig", storage.ErrInvalidConfig, kerr.InvalidConfig},
-
-	{"record.ErrCorrupt", record.ErrCorrupt, kerr.CorruptMessage},
-	{"record.ErrInvalid", record.ErrInvalid, kerr.InvalidRecord},
-	{"record.ErrTruncated", record.ErrTruncated, kerr.CorruptMessage},
-	{"record.ErrTooLarge", record.ErrTooLarge, kerr.CorruptMessage},
-	{"record.ErrOtherMagic", record.ErrOtherMagic, kerr.InvalidRecord},
-
-	{"meta.ErrNoNode", meta.ErrNoNode, kerr.UnknownServerError},
-	{"meta.ErrNodeExists", meta.ErrNodeExists, kerr.UnknownServerError},
-	{"meta.ErrBadVersion", meta.ErrBadVersion, kerr.UnknownServerError},
-	{"meta.ErrNotEmpty", meta.ErrNotEmpty, kerr.UnknownServerError},
-	{"meta.ErrNoChildrenForEphemerals", meta.ErrNoChildrenForEphemerals, kerr.UnknownServerError},
-	{"meta.ErrSessionExpired", meta.ErrSessionExpired, kerr.RequestTimedOut},
-	{"meta.ErrConnectionLoss", meta.ErrConnectionLoss, kerr.RequestTimedOut},
-	{"meta.ErrClosed", meta.ErrClosed, kerr.RequestTimedOut},
-	{"meta.ErrInvalidPath", meta.ErrInvalidPath, kerr.UnknownServerError},
-	{"meta.ErrRolledBack", meta.ErrRolledBack, kerr.UnknownServerError},
-	{"meta.ErrCorrupt", meta.ErrCorrupt, kerr.UnknownServerError},
-	{"znode.ErrProducerIDsExhausted", znode.ErrProducerIDsExhausted, kerr.UnknownServerError},
-
-	{"config.ErrUnknownKey", config.ErrUnknownKey, kerr.InvalidConfig},
-	{"config.ErrInvalidValue", config.ErrInvalidValue, kerr.InvalidConfig},
-	{"config.ErrReadOnly", config.ErrReadOnly, kerr.InvalidConfig},
-	{"config.ErrDuplicateKey", config.ErrDuplicateKey, kerr.InvalidRequest},
-	{"config.ErrUnsupported", config.ErrUnsupported, kerr.InvalidConfig},
-
-	{"wire.ErrFrameTooLarge", wire.ErrFrameTooLarge, kerr.UnknownServerError},
-	{"wire.ErrFrameTooSmall", wire.ErrFrameTooSmall, kerr.UnknownServerError},
-	{"wire.ErrTruncated", wire.ErrTruncated, kerr.UnknownServerError},
-	{"wire.ErrMalformedHeader", wire.ErrMalformedHeader, kerr.UnknownServerError},
-	{"wire.ErrClientClosed", wire.ErrClientClosed, kerr.NetworkException},
-	{"wire.ErrServerClosed", wire.ErrServerClosed, kerr.NetworkException},
-
-	{"offsetsrec.ErrMalformed", offsetsrec.ErrMalformed, kerr.UnknownServerError},
-	{"offsetsrec.ErrUnknownVersion", offsetsrec.ErrUnknownVersion, kerr.UnknownServerError},
-	{"txnrec.ErrMalformed", txnrec.ErrMalformed, kerr.UnknownServerError},
-	{"acl.ErrInvalid", acl.ErrInvalid, kerr.InvalidRequest},
-	{"sasl.ErrMalformed", sasl.ErrMalformed, kerr.SaslAuthenticationFailed},
-	{"sasl.ErrSessionExpired", sasl.ErrSessionExpired, kerr.SaslAuthenticationFailed},
-	{"sasl.ErrUnexpectedRequest", sasl.ErrUnexpectedRequest, kerr.IllegalSaslState},
-	{"wire.ErrAuthentication", wire.ErrAuthentication, kerr.SaslAuthenticationFailed},
-	{"txnrec.ErrUnknownVersion", txnrec.ErrUnknownVersion, kerr.UnknownServerError},
-
-	{"controller.ErrNotController", controller.ErrNotController, kerr.NotController},
-}
-
-func TestCodeOfEverySentinel(t *testing.T) {
-	for _, tc := range sentinelCodes {
+// TestSentinelCodeSurvivesWrapping: a sentinel keeps its code wrapped with
+// context, as handlers see it, and behind an *Error of another code the
+// outer code wins.
+func TestSentinelCodeSurvivesWrapping(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want *kerr.Error
+	}{
+		{"bare", storage.ErrOffsetOutOfRange, kerr.OffsetOutOfRange},
+		{"wrapped", fmt.Errorf("replica: appending to t-0: %w", storage.ErrOffsetOutOfRange), kerr.OffsetOutOfRange},
+		{"wrapped twice", fmt.Errorf("a: %w", fmt.Errorf("b: %w", meta.ErrConnectionLoss)), kerr.RequestTimedOut},
+		{"a sentinel before the context error it carries", fmt.Errorf("%w: %w", storage.ErrClosed, context.Canceled), kerr.NotLeaderForPartition},
+		{"a coded message", kafkaerr.New(kerr.NotController, "not the controller"), kerr.NotController},
+		{"a Kafka code wrapping a sentinel", fmt.Errorf("%w: %w", kerr.NotEnoughReplicas, storage.ErrClosed), kerr.NotEnoughReplicas},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := kafkaerr.Code(tc.err); got != tc.want {
-				t.Errorf("Code(%s) = %v, want %v", tc.name, got, tc.want)
-			}
-			// As handlers see them: wrapped with context.
-			wrapped := fmt.Errorf("replica: appending to t-0: %w", tc.err)
-			if got := kafkaerr.Code(wrapped); got != tc.want {
-				t.Errorf("Code(wrapped %s) = %v, want %v", tc.name, got, tc.want)
+				t.Errorf("Code(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
+	}
+	// A sentinel is not its code for errors.Is: code that asks whether an
+	// error IS a Kafka code must not match a package's sentinel.
+	if errors.Is(storage.ErrOffsetOutOfRange, kerr.OffsetOutOfRange) {
+		t.Error("errors.Is(sentinel, its kerr code) = true, want false")
 	}
 }
 
@@ -150,19 +81,16 @@ func TestCodeOfOtherErrors(t *testing.T) {
 	}
 }
 
-// TestEverySentinelIsListed finds the exported sentinel errors declared
-// under broker/ (package-level Err* variables) and checks that
-// sentinelCodes lists each, so a new sentinel cannot fall through to
+// TestEverySentinelDeclaresItsCode finds the exported sentinel errors
+// declared under broker/ (package-level Err* variables) and checks that each
+// is made by kafkaerr.Sentinel or kafkaerr.New, so its Kafka code is written
+// where it is declared and a new sentinel cannot fall through to
 // UNKNOWN_SERVER_ERROR unnoticed.
-func TestEverySentinelIsListed(t *testing.T) {
-	listed := map[string]bool{}
-	for _, tc := range sentinelCodes {
-		listed[tc.name] = true
-	}
-	found := map[string]bool{}
+func TestEverySentinelDeclaresItsCode(t *testing.T) {
 	root := filepath.Join("..")
 	fset := token.NewFileSet()
 	var missing []string
+	found := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -183,13 +111,14 @@ func TestEverySentinelIsListed(t *testing.T) {
 				continue
 			}
 			for _, spec := range gd.Specs {
-				for _, n := range spec.(*ast.ValueSpec).Names {
-					if strings.HasPrefix(n.Name, "Err") && n.IsExported() {
-						name := f.Name.Name + "." + n.Name
-						found[name] = true
-						if !listed[name] {
-							missing = append(missing, name+" ("+path+")")
-						}
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if !strings.HasPrefix(n.Name, "Err") || !n.IsExported() {
+						continue
+					}
+					found++
+					if i >= len(vs.Values) || !isCodedConstructor(vs.Values[i]) {
+						missing = append(missing, f.Name.Name+"."+n.Name+" ("+path+")")
 					}
 				}
 			}
@@ -199,12 +128,25 @@ func TestEverySentinelIsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if found < 50 {
+		t.Fatalf("found only %d sentinels under broker/: is the walk looking in the right place?", found)
+	}
 	if len(missing) > 0 {
-		t.Fatalf("sentinel errors without an expected Kafka code here:\n%s", strings.Join(missing, "\n"))
+		t.Fatalf("sentinel errors not declared with kafkaerr.Sentinel or kafkaerr.New:\n%s", strings.Join(missing, "\n"))
 	}
-	for name := range listed {
-		if !found[name] {
-			t.Errorf("%s is listed but not declared under broker/ (renamed or removed?)", name)
-		}
+}
+
+// isCodedConstructor reports whether e is a call kafkaerr.Sentinel(...) or
+// kafkaerr.New(...).
+func isCodedConstructor(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
 	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "kafkaerr" && (sel.Sel.Name == "Sentinel" || sel.Sel.Name == "New")
 }

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -121,17 +122,33 @@ func (e *Embedded) get(ctx context.Context, path string, watch bool) ([]byte, St
 	if err := e.enter(ctx); err != nil {
 		return nil, Stat{}, nil, fmt.Errorf("meta: get %q: %w", path, err)
 	}
-	defer e.t.release()
 	n := e.t.nodes[path]
 	if n == nil {
 		// Like ZooKeeper, a failed getData leaves no watch behind.
+		if err := e.leaveRead(); err != nil {
+			return nil, Stat{}, nil, fmt.Errorf("meta: get %q: %w", path, err)
+		}
 		return nil, Stat{}, nil, fmt.Errorf("meta: get %q: %w", path, ErrNoNode)
 	}
 	var ch <-chan Event
 	if watch {
 		ch = e.t.addWatch(e.t.dataW, path, e)
 	}
-	return clone(n.data), n.statOut(), ch, nil
+	data, st := clone(n.data), n.statOut()
+	if err := e.leaveRead(); err != nil {
+		return nil, Stat{}, nil, fmt.Errorf("meta: get %q: %w", path, err)
+	}
+	return data, st, ch, nil
+}
+
+// leaveRead releases the tree after a read and waits until every change
+// the read could have seen is durable: a transaction committing meanwhile
+// is visible before its sync completes (see txn.commit), and no caller may
+// act on what a crash could take back.
+func (e *Embedded) leaveRead() error {
+	seen := e.t.log.appended.Load()
+	e.t.release()
+	return e.t.durable(seen)
 }
 
 func (e *Embedded) Exists(ctx context.Context, path string) (bool, Stat, error) {
@@ -150,7 +167,6 @@ func (e *Embedded) exists(ctx context.Context, path string, watch bool) (bool, S
 	if err := e.enter(ctx); err != nil {
 		return false, Stat{}, nil, fmt.Errorf("meta: exists %q: %w", path, err)
 	}
-	defer e.t.release()
 	var ch <-chan Event
 	if watch {
 		// One table for both cases, as ZooKeeper's server: it fires
@@ -158,10 +174,14 @@ func (e *Embedded) exists(ctx context.Context, path string, watch bool) (bool, S
 		ch = e.t.addWatch(e.t.dataW, path, e)
 	}
 	n := e.t.nodes[path]
-	if n == nil {
-		return false, Stat{}, ch, nil
+	var st Stat
+	if n != nil {
+		st = n.statOut()
 	}
-	return true, n.statOut(), ch, nil
+	if err := e.leaveRead(); err != nil {
+		return false, Stat{}, nil, fmt.Errorf("meta: exists %q: %w", path, err)
+	}
+	return n != nil, st, ch, nil
 }
 
 func (e *Embedded) Set(ctx context.Context, path string, data []byte, version int32) (Stat, error) {
@@ -212,9 +232,11 @@ func (e *Embedded) children(ctx context.Context, path string, watch bool) ([]str
 	if err := e.enter(ctx); err != nil {
 		return nil, Stat{}, nil, fmt.Errorf("meta: children %q: %w", path, err)
 	}
-	defer e.t.release()
 	n := e.t.nodes[path]
 	if n == nil {
+		if err := e.leaveRead(); err != nil {
+			return nil, Stat{}, nil, fmt.Errorf("meta: children %q: %w", path, err)
+		}
 		return nil, Stat{}, nil, fmt.Errorf("meta: children %q: %w", path, ErrNoNode)
 	}
 	kids := make([]string, 0, len(n.children))
@@ -226,7 +248,11 @@ func (e *Embedded) children(ctx context.Context, path string, watch bool) ([]str
 	if watch {
 		ch = e.t.addWatch(e.t.childW, path, e)
 	}
-	return kids, n.statOut(), ch, nil
+	st := n.statOut()
+	if err := e.leaveRead(); err != nil {
+		return nil, Stat{}, nil, fmt.Errorf("meta: children %q: %w", path, err)
+	}
+	return kids, st, ch, nil
 }
 
 func (e *Embedded) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
@@ -327,9 +353,22 @@ func (e *Embedded) Close() error {
 	err := e.endSession(ErrClosed)
 	e.t.refs--
 	var unlockErr error
-	if e.t.refs == 0 && e.t.unlock != nil {
-		unlockErr = e.t.unlock()
-		e.t.unlock = nil
+	if e.t.refs == 0 {
+		// The last session: fold the change log into the snapshot, so
+		// the file alone holds the state when nothing is open.
+		if e.t.failed == nil {
+			if serr := e.t.snapshot(); serr != nil {
+				e.t.failStop(serr)
+				err = errors.Join(err, serr)
+			}
+		}
+		if e.t.log != nil {
+			_ = e.t.log.close()
+		}
+		if e.t.unlock != nil {
+			unlockErr = e.t.unlock()
+			e.t.unlock = nil
+		}
 	}
 	e.t.release()
 	e.feed.close()

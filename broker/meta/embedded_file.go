@@ -13,10 +13,11 @@ import (
 	"unicode/utf8"
 )
 
-// The embedded store's file. One JSON document, rewritten whole on every
-// change (metadata is small), written to <file>.tmp, fsynced, renamed over
+// The embedded store's snapshot, <file>: one JSON document holding the
+// whole tree as of a zxid, written to <file>.tmp, fsynced, renamed over
 // <file>, and the directory fsynced, so the file is always either the old
-// or the new state:
+// or the new snapshot. Changes since it are in the change log, <file>.log
+// (embedded_log.go); the two together are the store's state:
 //
 //	{"format":"kafgo-meta","version":1,"crc32c":<n>,"state":<state>}
 //
@@ -71,20 +72,7 @@ func (t *tree) encodeState() ([]byte, error) {
 		if n.stat.EphemeralOwner != 0 {
 			continue
 		}
-		fn := fileNode{
-			Path: p, Czxid: n.stat.Czxid, Mzxid: n.stat.Mzxid, Pzxid: n.stat.Pzxid,
-			Ctime: n.stat.Ctime, Mtime: n.stat.Mtime,
-			Version: n.stat.Version, Creates: n.stat.Cversion,
-		}
-		if len(n.data) > 0 {
-			if utf8.Valid(n.data) {
-				s := string(n.data)
-				fn.Data = &s
-			} else {
-				fn.Data64 = n.data
-			}
-		}
-		st.Nodes = append(st.Nodes, fn)
+		st.Nodes = append(st.Nodes, fileNodeOf(p, n))
 	}
 	sort.Slice(st.Nodes, func(i, j int) bool { return st.Nodes[i].Path < st.Nodes[j].Path })
 	var buf bytes.Buffer
@@ -96,11 +84,30 @@ func (t *tree) encodeState() ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// persist writes the whole state durably (see the format comment).
-func (t *tree) persist() error {
+// fileNodeOf is the persisted form of a znode.
+func fileNodeOf(p string, n *enode) fileNode {
+	fn := fileNode{
+		Path: p, Czxid: n.stat.Czxid, Mzxid: n.stat.Mzxid, Pzxid: n.stat.Pzxid,
+		Ctime: n.stat.Ctime, Mtime: n.stat.Mtime,
+		Version: n.stat.Version, Creates: n.stat.Cversion,
+	}
+	if len(n.data) > 0 {
+		if utf8.Valid(n.data) {
+			s := string(n.data)
+			fn.Data = &s
+		} else {
+			fn.Data64 = n.data
+		}
+	}
+	return fn
+}
+
+// writeSnapshot writes the whole state durably (see the format comment)
+// and returns its size.
+func (t *tree) writeSnapshot() (int64, error) {
 	state, err := t.encodeState()
 	if err != nil {
-		return fmt.Errorf("meta: encode embedded store: %w", err)
+		return 0, fmt.Errorf("meta: encode embedded store: %w", err)
 	}
 	var doc bytes.Buffer
 	fmt.Fprintf(&doc, `{"format":%q,"version":%d,"crc32c":%d,"state":`, fileFormat, fileVersion, crc32.Checksum(state, castagnoli))
@@ -110,27 +117,27 @@ func (t *tree) persist() error {
 	tmp := t.file + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("meta: write embedded store: %w", err)
+		return 0, fmt.Errorf("meta: write embedded store: %w", err)
 	}
 	if _, err := f.Write(doc.Bytes()); err != nil {
 		f.Close()
-		return fmt.Errorf("meta: write embedded store %s: %w", tmp, err)
+		return 0, fmt.Errorf("meta: write embedded store %s: %w", tmp, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("meta: fsync embedded store %s: %w", tmp, err)
+		return 0, fmt.Errorf("meta: fsync embedded store %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("meta: close embedded store %s: %w", tmp, err)
+		return 0, fmt.Errorf("meta: close embedded store %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, t.file); err != nil {
-		return fmt.Errorf("meta: rename embedded store: %w", err)
+		return 0, fmt.Errorf("meta: rename embedded store: %w", err)
 	}
 	// The rename is durable only once the directory entry is.
 	if err := syncDir(filepath.Dir(t.file)); err != nil {
-		return fmt.Errorf("meta: fsync embedded store dir: %w", err)
+		return 0, fmt.Errorf("meta: fsync embedded store dir: %w", err)
 	}
-	return nil
+	return int64(doc.Len()), nil
 }
 
 func syncDir(dir string) error {
@@ -142,56 +149,120 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// load reads the file into the tree, or leaves the fresh tree (root only)
-// if there is no file yet. A stale <file>.tmp from a crash mid-write is
-// ignored: the rename never happened, so the file holds the previous state.
+// load reads the snapshot and replays the change log into the tree (a
+// fresh tree, root only, when there is neither), cuts off a torn last log
+// record, and opens the log for appending. A stale <file>.tmp from a crash
+// mid-snapshot is ignored: the rename never happened, so the file holds the
+// previous snapshot, and the log still holds what followed it.
 func (t *tree) load() error {
-	b, err := os.ReadFile(t.file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("meta: open embedded store %s: %w", t.file, err)
-	}
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("meta: open embedded store %s: %w: %s (refusing to load it; restore it from a backup or move it away to start empty)",
 			t.file, ErrCorrupt, fmt.Sprintf(format, args...))
 	}
+	st, size, err := t.readSnapshot(corrupt)
+	if err != nil {
+		return err
+	}
+	t.snapSize = size
+	byPath := make(map[string]fileNode, len(st.Nodes))
+	for _, fn := range st.Nodes {
+		if _, dup := byPath[fn.Path]; dup {
+			return corrupt("node %q appears twice", fn.Path)
+		}
+		byPath[fn.Path] = fn
+	}
+	logPath := t.file + ".log"
+	recs, valid, err := readChangeLog(logPath)
+	if err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return corrupt("change log %s: %v", logPath, err)
+		}
+		return fmt.Errorf("meta: open embedded store %s: %w", t.file, err)
+	}
+	replayed := 0
+	for _, r := range recs {
+		if r.Zxid <= st.Zxid {
+			continue // already in the snapshot
+		}
+		for _, fn := range r.Put {
+			byPath[fn.Path] = fn
+		}
+		for _, p := range r.Del {
+			delete(byPath, p)
+		}
+		st.Zxid = r.Zxid
+		replayed++
+	}
+	nodes, err := linkNodes(byPath, st.Zxid, corrupt)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > valid {
+		t.logger.Warn("meta: cutting off the embedded store's torn last change", "file", logPath, "bytes", fi.Size()-valid)
+		if err := cutTail(logPath, valid); err != nil {
+			return fmt.Errorf("meta: open embedded store %s: %w", t.file, err)
+		}
+	}
+	if t.log, err = openChangeLog(logPath); err != nil {
+		return fmt.Errorf("meta: open embedded store %s: %w", t.file, err)
+	}
+	if replayed > 0 {
+		t.logger.Info("meta: embedded store changes replayed", "changes", replayed)
+	}
+	t.nodes, t.zxid = nodes, st.Zxid
+	return nil
+}
+
+// readSnapshot reads and checks <file>; none yet is an empty tree (root
+// only, zxid 0).
+func (t *tree) readSnapshot(corrupt func(string, ...any) error) (fileState, int64, error) {
+	empty := fileState{Nodes: []fileNode{{Path: "/"}}}
+	b, err := os.ReadFile(t.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return empty, 0, nil
+	}
+	if err != nil {
+		return fileState{}, 0, fmt.Errorf("meta: open embedded store %s: %w", t.file, err)
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return corrupt("the file is empty")
+		return fileState{}, 0, corrupt("the file is empty")
 	}
 	var env fileEnvelope
 	if err := json.Unmarshal(b, &env); err != nil {
-		return corrupt("not a complete JSON document, truncated or half-written? (%v)", err)
+		return fileState{}, 0, corrupt("not a complete JSON document, truncated or half-written? (%v)", err)
 	}
 	if env.Format != fileFormat {
-		return corrupt("format is %q, want %q", env.Format, fileFormat)
+		return fileState{}, 0, corrupt("format is %q, want %q", env.Format, fileFormat)
 	}
 	if env.Version != fileVersion {
-		return fmt.Errorf("meta: open embedded store %s: format version %d is not supported (this kafgo reads version %d)", t.file, env.Version, fileVersion)
+		return fileState{}, 0, fmt.Errorf("meta: open embedded store %s: format version %d is not supported (this kafgo reads version %d)", t.file, env.Version, fileVersion)
 	}
 	if env.CRC32C == nil || len(env.State) == 0 {
-		return corrupt("crc32c or state missing")
+		return fileState{}, 0, corrupt("crc32c or state missing")
 	}
 	if got := crc32.Checksum(env.State, castagnoli); got != *env.CRC32C {
-		return corrupt("crc32c mismatch: stored %d, computed %d", *env.CRC32C, got)
+		return fileState{}, 0, corrupt("crc32c mismatch: stored %d, computed %d", *env.CRC32C, got)
 	}
 	var st fileState
 	dec := json.NewDecoder(bytes.NewReader(env.State))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return corrupt("state: %v", err)
+		return fileState{}, 0, corrupt("state: %v", err)
 	}
-	nodes := make(map[string]*enode, len(st.Nodes))
-	for _, fn := range st.Nodes {
+	return st, int64(len(b)), nil
+}
+
+// linkNodes builds the tree from persisted nodes, checking it: valid
+// paths, zxids and versions within the store's, a root, a parent for every
+// node, and child counts the creates allow.
+func linkNodes(byPath map[string]fileNode, zxid int64, corrupt func(string, ...any) error) (map[string]*enode, error) {
+	nodes := make(map[string]*enode, len(byPath))
+	for _, fn := range byPath {
 		if err := ValidatePath(fn.Path); err != nil {
-			return corrupt("node %q: %v", fn.Path, err)
+			return nil, corrupt("node %q: %v", fn.Path, err)
 		}
-		if _, dup := nodes[fn.Path]; dup {
-			return corrupt("node %q appears twice", fn.Path)
-		}
-		if fn.Czxid > st.Zxid || fn.Mzxid > st.Zxid || fn.Pzxid > st.Zxid || fn.Version < 0 || fn.Creates < 0 {
-			return corrupt("node %q has zxids or versions beyond the store's (zxid %d)", fn.Path, st.Zxid)
+		if fn.Czxid > zxid || fn.Mzxid > zxid || fn.Pzxid > zxid || fn.Version < 0 || fn.Creates < 0 {
+			return nil, corrupt("node %q has zxids or versions beyond the store's (zxid %d)", fn.Path, zxid)
 		}
 		n := &enode{
 			children: make(map[string]struct{}),
@@ -200,7 +271,7 @@ func (t *tree) load() error {
 		}
 		switch {
 		case fn.Data != nil && fn.Data64 != nil:
-			return corrupt("node %q has both data and data_base64", fn.Path)
+			return nil, corrupt("node %q has both data and data_base64", fn.Path)
 		case fn.Data != nil:
 			n.data = clone([]byte(*fn.Data))
 		default:
@@ -209,7 +280,7 @@ func (t *tree) load() error {
 		nodes[fn.Path] = n
 	}
 	if nodes["/"] == nil {
-		return corrupt("the root znode is missing")
+		return nil, corrupt("the root znode is missing")
 	}
 	for p := range nodes {
 		if p == "/" {
@@ -217,15 +288,14 @@ func (t *tree) load() error {
 		}
 		parent := nodes[ParentPath(p)]
 		if parent == nil {
-			return corrupt("node %q has no parent", p)
+			return nil, corrupt("node %q has no parent", p)
 		}
 		parent.children[BaseName(p)] = struct{}{}
 	}
 	for p, n := range nodes {
 		if int(n.stat.Cversion) < len(n.children) {
-			return corrupt("node %q has %d children but only %d were ever created", p, len(n.children), n.stat.Cversion)
+			return nil, corrupt("node %q has %d children but only %d were ever created", p, len(n.children), n.stat.Cversion)
 		}
 	}
-	t.nodes, t.zxid = nodes, st.Zxid
-	return nil
+	return nodes, nil
 }

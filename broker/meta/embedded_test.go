@@ -256,29 +256,37 @@ func TestEmbeddedCancelledContext(t *testing.T) {
 }
 
 func TestEmbeddedFailStopOnWriteError(t *testing.T) {
-	ctx := testCtx(t)
-	dir := filepath.Join(t.TempDir(), "meta")
-	s := openEmbedded(t, filepath.Join(dir, "meta.json"))
-	_, err := s.Create(ctx, "/a", []byte("a"), meta.Persistent)
-	must(t, err)
-	_, _, watch, err := s.ExistsW(ctx, "/b")
-	must(t, err)
+	for _, tc := range []struct {
+		name  string
+		write bool
+	}{{"append", true}, {"fsync", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			dir := filepath.Join(t.TempDir(), "meta")
+			s := openEmbedded(t, filepath.Join(dir, "meta.json"))
+			_, err := s.Create(ctx, "/a", []byte("a"), meta.Persistent)
+			must(t, err)
+			_, _, watch, err := s.ExistsW(ctx, "/b")
+			must(t, err)
 
-	// The log dir vanishes (a failed disk): the write cannot be made durable.
-	must(t, os.RemoveAll(dir))
-	_, err = s.Create(ctx, "/b", nil, meta.Persistent)
-	if err == nil {
-		t.Fatal("create succeeded without a place to persist it")
+			// The disk fails: the write cannot be made durable.
+			meta.BreakEmbeddedLog(s, tc.write, errors.New("EIO"))
+			_, err = s.Create(ctx, "/b", nil, meta.Persistent)
+			if err == nil {
+				t.Fatal("create succeeded without a place to persist it")
+			}
+			// The store refuses further use, and no watch fired for a
+			// change that is not durable.
+			_, _, err = s.Get(ctx, "/a")
+			if err == nil || !strings.Contains(err.Error(), "failed earlier") {
+				t.Fatalf("Get after a failed write = %v, want the fail-stop error", err)
+			}
+			select {
+			case ev := <-watch:
+				t.Fatalf("watch fired for a change that is not durable: %+v", ev)
+			default:
+			}
+			_ = s.Close()
+		})
 	}
-	// Nothing half-applied is visible and the store refuses further use.
-	_, _, err = s.Get(ctx, "/a")
-	if err == nil || !strings.Contains(err.Error(), "failed earlier") {
-		t.Fatalf("Get after a failed write = %v, want the fail-stop error", err)
-	}
-	select {
-	case ev := <-watch:
-		t.Fatalf("watch fired for a change that was rolled back: %+v", ev)
-	default:
-	}
-	must(t, s.Close())
 }

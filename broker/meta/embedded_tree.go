@@ -1,7 +1,9 @@
 package meta
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -45,6 +47,12 @@ type tree struct {
 	childW   map[string][]*ewatch // getChildren watches
 	refs     int                  // open sessions; the file lock is held while > 0
 	unlock   func() error
+	// log is the change log since the snapshot (snapSize bytes when
+	// written); pending holds the watch firings of transactions appended
+	// but not yet known durable, in commit order.
+	log      *changeLog
+	snapSize int64
+	pending  []pendingFiring
 	// failed is set when a write could not be made durable. The store then
 	// refuses everything (fail-stop): memory and disk might disagree, and
 	// carrying on could hand out a version or sequence number twice.
@@ -77,6 +85,17 @@ func (t *tree) acquire(ctx context.Context) error {
 
 func (t *tree) release() { <-t.sem }
 
+// reacquire takes the tree back after waiting for durability without it:
+// the caller's deferred release expects to hold it.
+func (t *tree) reacquire() { t.sem <- struct{}{} }
+
+// pendingFiring is a committed transaction's watch firings, held until its
+// change log record is durable.
+type pendingFiring struct {
+	seq  uint64
+	fire []firing
+}
+
 // nextSessionID follows ZooKeeper's scheme, milliseconds shifted into the
 // high bits, so ids are unique across restarts of the process without being
 // stored; within a process they strictly increase.
@@ -100,6 +119,9 @@ type txn struct {
 	undo    []func()
 	fire    []firing
 	changed bool
+	// touched lists the znodes created, changed or deleted, for the
+	// change log record.
+	touched []string
 }
 
 type firing struct {
@@ -170,6 +192,7 @@ func (tx *txn) create(p string, data []byte, mode CreateMode) (string, error) {
 	tx.fire = append(tx.fire,
 		firing{path: final, typ: EventNodeCreated},
 		firing{path: parentPath, typ: EventNodeChildrenChanged, child: true})
+	tx.touched = append(tx.touched, final, parentPath)
 	tx.changed = true
 	return final, nil
 }
@@ -192,6 +215,7 @@ func (tx *txn) set(p string, data []byte, version int32) (Stat, error) {
 	n.stat.Mtime = tx.now
 	tx.undo = append(tx.undo, func() { n.stat, n.data = prevStat, prevData })
 	tx.fire = append(tx.fire, firing{path: p, typ: EventNodeDataChanged})
+	tx.touched = append(tx.touched, p)
 	tx.changed = true
 	return n.statOut(), nil
 }
@@ -238,6 +262,7 @@ func (tx *txn) delete(p string, version int32) error {
 		firing{path: p, typ: EventNodeDeleted},
 		firing{path: p, typ: EventNodeDeleted, child: true},
 		firing{path: parentPath, typ: EventNodeChildrenChanged, child: true})
+	tx.touched = append(tx.touched, p, parentPath)
 	tx.changed = true
 	return nil
 }
@@ -260,33 +285,133 @@ func (tx *txn) rollback() {
 	for i := len(tx.undo) - 1; i >= 0; i-- {
 		tx.undo[i]()
 	}
-	tx.undo, tx.fire, tx.changed = nil, nil, false
+	tx.undo, tx.fire, tx.touched, tx.changed = nil, nil, nil, false
 }
 
-// commit makes the changes durable, then fires the watches. If the write
-// fails the changes are undone and the store fails stop.
+// commit appends the transaction to the change log, waits (without the
+// tree, so transactions committing meanwhile share one sync) until it is
+// durable, then fires the watches of every transaction now durable, in
+// commit order, and folds the log into a snapshot when it has grown past
+// it. The caller holds the tree before and after.
+//
+// If the append fails the changes are undone and the store fails stop. If
+// the sync fails, the change may already be visible in memory to calls
+// that ran meanwhile (they too wait for durability before returning, and
+// fail with it), and the store fails stop.
 func (tx *txn) commit() error {
 	if !tx.changed {
 		return nil
 	}
 	t := tx.t
+	if err := t.usable(); err != nil {
+		tx.rollback()
+		return err
+	}
 	prevZxid := t.zxid
 	t.zxid = tx.zxid
-	if t.failed == nil {
-		if err := t.persist(); err != nil {
-			tx.rollback()
-			t.zxid = prevZxid
-			t.failed = err
-			t.logger.Error("meta: embedded store write failed; refusing further use", "file", t.file, "err", err)
+	seq, err := t.log.append(tx.record())
+	if err != nil {
+		tx.rollback()
+		t.zxid = prevZxid
+		t.failStop(fmt.Errorf("append to the change log: %w", err))
+		return err
+	}
+	t.pending = append(t.pending, pendingFiring{seq: seq, fire: tx.fire})
+	t.release()
+	err = t.log.waitSynced(seq)
+	t.reacquire()
+	if err != nil {
+		t.failStop(err)
+		return err
+	}
+	t.fireDurable()
+	if t.log.size > max(snapshotMinLog, t.snapSize) {
+		if err := t.snapshot(); err != nil {
+			t.failStop(err)
 			return err
 		}
 	}
-	for _, f := range tx.fire {
-		if f.child {
-			t.trigger(t.childW, f.path, f.typ)
-		} else {
-			t.trigger(t.dataW, f.path, f.typ)
+	return nil
+}
+
+// record is the change log record of the transaction: the state of every
+// persistent znode it touched, or its deletion.
+func (tx *txn) record() []byte {
+	r := logRecord{Zxid: tx.zxid}
+	seen := make(map[string]bool, len(tx.touched))
+	for _, p := range tx.touched {
+		if seen[p] {
+			continue
 		}
+		seen[p] = true
+		n := tx.t.nodes[p]
+		switch {
+		case n == nil:
+			r.Del = append(r.Del, p)
+		case n.stat.EphemeralOwner == 0:
+			r.Put = append(r.Put, fileNodeOf(p, n))
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(r) // strings and numbers only: cannot fail
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// fireDurable fires, in commit order, the watches of every transaction the
+// log has made durable (tree held).
+func (t *tree) fireDurable() {
+	t.log.mu.Lock()
+	synced := t.log.synced
+	t.log.mu.Unlock()
+	n := 0
+	for _, pf := range t.pending {
+		if pf.seq > synced {
+			break
+		}
+		for _, f := range pf.fire {
+			if f.child {
+				t.trigger(t.childW, f.path, f.typ)
+			} else {
+				t.trigger(t.dataW, f.path, f.typ)
+			}
+		}
+		n++
+	}
+	t.pending = t.pending[n:]
+}
+
+// snapshot writes the whole tree as the new snapshot and empties the
+// change log (tree held). Every appended record is made durable first.
+func (t *tree) snapshot() error {
+	if err := t.log.waitSynced(t.log.appended.Load()); err != nil {
+		return err
+	}
+	t.fireDurable()
+	size, err := t.writeSnapshot()
+	if err != nil {
+		return err
+	}
+	t.snapSize = size
+	return t.log.reset()
+}
+
+// failStop marks the store failed: memory and disk may disagree, and
+// carrying on could hand out a version or sequence number twice.
+func (t *tree) failStop(err error) {
+	if t.failed == nil {
+		t.failed = err
+		t.logger.Error("meta: embedded store write failed; refusing further use", "file", t.file, "err", err)
+	}
+}
+
+// durable waits, after a read released the tree, until every change the
+// read could have seen is durable, so no caller acts on state a crash
+// could take back.
+func (t *tree) durable(seen uint64) error {
+	if err := t.log.waitSynced(seen); err != nil {
+		return fmt.Errorf("embedded store failed: %w", err)
 	}
 	return nil
 }

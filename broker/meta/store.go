@@ -40,8 +40,11 @@ func (m CreateMode) String() string {
 	return fmt.Sprintf("CreateMode(%d)", int(m))
 }
 
-// Stat is a znode's metadata, field for field ZooKeeper's Stat (less the ACL
-// version, which kafgo never uses because all znodes get the open ACL).
+// Stat is a znode's metadata, field for field ZooKeeper's Stat. kafgo gives
+// every znode the open ACL and never changes it, so Aversion stays 0 for
+// its own znodes (and always in the embedded store); a ZooKeeper znode
+// whose ACL someone else changed reports its real count (zookeeper-shell
+// prints it).
 type Stat struct {
 	Czxid          int64 // zxid of the change that created the znode
 	Mzxid          int64 // zxid of the last data change
@@ -53,6 +56,7 @@ type Stat struct {
 	EphemeralOwner int64 // owning session id, 0 for persistent znodes
 	DataLength     int32
 	NumChildren    int32
+	Aversion       int32 // number of ACL changes
 }
 
 // EventType says what a watch saw.

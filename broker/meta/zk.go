@@ -277,6 +277,7 @@ func fromZKStat(s *zk.Stat) Stat {
 		Version: s.Version, Cversion: s.Cversion,
 		EphemeralOwner: s.EphemeralOwner,
 		DataLength:     s.DataLength, NumChildren: s.NumChildren,
+		Aversion: s.Aversion,
 	}
 }
 

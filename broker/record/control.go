@@ -1,8 +1,9 @@
 package record
 
 import (
-	"encoding/binary"
 	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ControlType is the type in a control record's key. Types this package
@@ -27,7 +28,9 @@ func (t ControlType) String() string {
 	return fmt.Sprintf("UNKNOWN(%d)", int16(t))
 }
 
-// ControlKey is the key of a control record: version int16, type int16.
+// ControlKey is the key of a control record: version int16, type int16
+// (kmsg.ControlRecordKey, from Kafka's ControlRecordKey schema, reads and
+// writes it).
 type ControlKey struct {
 	Version int16
 	Type    ControlType
@@ -38,13 +41,11 @@ const controlKeySize = 4
 // ParseControlKey decodes a control record key. Bytes after the type are
 // ignored, as Kafka does, since a later key version may add fields.
 func ParseControlKey(b []byte) (ControlKey, error) {
-	if len(b) < controlKeySize {
+	var km kmsg.ControlRecordKey
+	if err := km.ReadFrom(b); err != nil {
 		return ControlKey{}, corruptf(len(b), "control key", "need %d bytes, have %d", controlKeySize, len(b))
 	}
-	k := ControlKey{
-		Version: int16(binary.BigEndian.Uint16(b)),
-		Type:    ControlType(binary.BigEndian.Uint16(b[2:])),
-	}
+	k := ControlKey{Version: km.Version, Type: ControlType(km.Type)}
 	if k.Version < 0 {
 		return k, corruptf(0, "control key version", "%d is negative", k.Version)
 	}
@@ -53,12 +54,11 @@ func ParseControlKey(b []byte) (ControlKey, error) {
 
 // AppendTo appends the key's wire form.
 func (k ControlKey) AppendTo(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(k.Version))
-	return binary.BigEndian.AppendUint16(dst, uint16(k.Type))
+	return (&kmsg.ControlRecordKey{Version: k.Version, Type: kmsg.ControlRecordKeyType(k.Type)}).AppendTo(dst)
 }
 
 // EndTxnMarker is the value of an ABORT or COMMIT control record: version
-// int16, coordinatorEpoch int32.
+// int16, coordinatorEpoch int32 (kmsg.EndTxnMarker reads and writes it).
 type EndTxnMarker struct {
 	Version          int16
 	CoordinatorEpoch int32
@@ -69,13 +69,11 @@ const endTxnMarkerSize = 6
 // ParseEndTxnMarker decodes an end-transaction marker value. Bytes after
 // the coordinator epoch are ignored, as for the key.
 func ParseEndTxnMarker(b []byte) (EndTxnMarker, error) {
-	if len(b) < endTxnMarkerSize {
+	var km kmsg.EndTxnMarker
+	if err := km.ReadFrom(b); err != nil {
 		return EndTxnMarker{}, corruptf(len(b), "end txn marker", "need %d bytes, have %d", endTxnMarkerSize, len(b))
 	}
-	m := EndTxnMarker{
-		Version:          int16(binary.BigEndian.Uint16(b)),
-		CoordinatorEpoch: int32(binary.BigEndian.Uint32(b[2:])),
-	}
+	m := EndTxnMarker{Version: km.Version, CoordinatorEpoch: km.CoordinatorEpoch}
 	if m.Version < 0 {
 		return m, corruptf(0, "end txn marker version", "%d is negative", m.Version)
 	}
@@ -84,8 +82,7 @@ func ParseEndTxnMarker(b []byte) (EndTxnMarker, error) {
 
 // AppendTo appends the marker's wire form.
 func (m EndTxnMarker) AppendTo(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(m.Version))
-	return binary.BigEndian.AppendUint32(dst, uint32(m.CoordinatorEpoch))
+	return (&kmsg.EndTxnMarker{Version: m.Version, CoordinatorEpoch: m.CoordinatorEpoch}).AppendTo(dst)
 }
 
 // BuildEndTxnMarker builds the control batch that ends a transaction: one

@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // Kind classifies a failure the way Kafka's produce path reports it, so the
@@ -35,19 +39,19 @@ func (k Kind) String() string {
 // ErrInvalid (by its Kind); ErrTruncated, ErrTooLarge and ErrOtherMagic are
 // causes carried in Error.Err.
 var (
-	ErrCorrupt = errors.New("record: corrupt")
-	ErrInvalid = errors.New("record: invalid")
+	ErrCorrupt = kafkaerr.Sentinel(kerr.CorruptMessage, "record: corrupt")
+	ErrInvalid = kafkaerr.Sentinel(kerr.InvalidRecord, "record: invalid")
 
 	// ErrTruncated marks input that ends inside a batch, message or field:
 	// the torn tail a crash leaves, as opposed to bytes that are wrong.
-	ErrTruncated = errors.New("record: truncated")
+	ErrTruncated = kafkaerr.Sentinel(kerr.CorruptMessage, "record: truncated")
 	// ErrTooLarge marks a compressed section that decompresses to more
 	// than the caller's limit.
-	ErrTooLarge = errors.New("record: decompressed size over the limit")
+	ErrTooLarge = kafkaerr.Sentinel(kerr.CorruptMessage, "record: decompressed size over the limit")
 	// ErrOtherMagic marks a batch of the other format: a legacy message
 	// (magic 0 or 1) where a v2 batch was expected, or the reverse. A
 	// reader of mixed files switches iterators at the error's position.
-	ErrOtherMagic = errors.New("record: other message format")
+	ErrOtherMagic = kafkaerr.Sentinel(kerr.InvalidRecord, "record: other message format")
 )
 
 // Error is the error type of this package. Offset is the byte position of
@@ -89,6 +93,22 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// KafkaCode is the code Kafka's produce path gives the failure: by Kind,
+// else by the cause (see kafkaerr.Coder).
+func (e *Error) KafkaCode() int16 {
+	switch e.Kind {
+	case KindCorrupt:
+		return kerr.CorruptMessage.Code
+	case KindInvalid:
+		return kerr.InvalidRecord.Code
+	}
+	var c kafkaerr.Coder
+	if errors.As(e.Err, &c) {
+		return c.KafkaCode()
+	}
+	return kerr.UnknownServerError.Code
+}
 
 // Is makes errors.Is(err, ErrCorrupt) and errors.Is(err, ErrInvalid) follow
 // the Kind.

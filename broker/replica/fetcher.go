@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"net"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/partid"
-	"kafgo/broker/wire"
 )
 
 // Versions the follower speaks to leaders.
@@ -46,7 +43,26 @@ type fetcherManager struct {
 	mu       sync.Mutex
 	fetchers map[fetcherKey]*fetcher
 	byTP     map[partid.TopicPartition]*fetcher
-	leaders  map[int32]string // inter-broker address from LeaderAndIsr live_leaders
+}
+
+// LeaderConn is a follower's own connection to a leader (a wire.Client in
+// the broker): requests on it are answered in order.
+type LeaderConn interface {
+	Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error)
+	// RequestFunc hands the response to use and may recycle it after use
+	// returns (the fetch path appends the records before that).
+	RequestFunc(ctx context.Context, req kmsg.Request, use func(kmsg.Response) error) error
+	Close() error
+}
+
+// LeaderDialer opens fetchers' connections to leaders. It resolves a
+// leader's inter-broker address itself (the broker's address book: the
+// metadata cache, then the live_leaders of the controller's last
+// LeaderAndIsr, which the manager passes on with LiveLeaders) and brings
+// the inter-broker listener's security.
+type LeaderDialer interface {
+	DialLeader(ctx context.Context, leader int32, clientID string) (LeaderConn, error)
+	LiveLeaders(leaders []kmsg.LeaderAndISRRequestLiveLeader)
 }
 
 func newFetcherManager(m *Manager) *fetcherManager {
@@ -54,32 +70,14 @@ func newFetcherManager(m *Manager) *fetcherManager {
 		m:        m,
 		fetchers: make(map[fetcherKey]*fetcher),
 		byTP:     make(map[partid.TopicPartition]*fetcher),
-		leaders:  make(map[int32]string),
 	}
 }
 
+// rememberLeaders passes a LeaderAndIsr's live_leaders to the dialer.
 func (fm *fetcherManager) rememberLeaders(ls []kmsg.LeaderAndISRRequestLiveLeader) {
-	fm.mu.Lock()
-	defer fm.mu.Unlock()
-	for _, l := range ls {
-		fm.leaders[l.BrokerID] = net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port)))
+	if d := fm.m.cfg.Dialer; d != nil {
+		d.LiveLeaders(ls)
 	}
-}
-
-// leaderAddr resolves a leader's inter-broker address: the live_leaders of
-// the last LeaderAndIsr first, the metadata cache second.
-func (fm *fetcherManager) leaderAddr(id int32) (string, error) {
-	if b, ok := fm.m.cfg.Cache.View().Broker(id); ok {
-		if e, ok := b.Endpoint(fm.m.cfg.InterBrokerListener); ok {
-			return net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port))), nil
-		}
-	}
-	fm.mu.Lock()
-	defer fm.mu.Unlock()
-	if a, ok := fm.leaders[id]; ok {
-		return a, nil
-	}
-	return "", fmt.Errorf("replica: no address known for broker %d", id)
 }
 
 func (fm *fetcherManager) add(p *Partition, leader, epoch int32) {
@@ -209,7 +207,7 @@ func (f *fetcher) sleep(d time.Duration) bool {
 
 func (f *fetcher) run() {
 	defer close(f.done)
-	var client *wire.Client
+	var client LeaderConn
 	defer func() {
 		if client != nil {
 			client.Close()
@@ -239,6 +237,7 @@ func (f *fetcher) run() {
 			var err error
 			client, err = f.dial()
 			if err != nil {
+				client = nil
 				f.m.log.Warn("replica fetcher cannot reach leader", "leader", f.key.leader, "err", err)
 				if !f.sleep(f.m.cfg.FetchBackoff) {
 					return
@@ -264,14 +263,13 @@ func (f *fetcher) run() {
 	}
 }
 
-func (f *fetcher) dial() (*wire.Client, error) {
-	addr, err := f.fm.leaderAddr(f.key.leader)
-	if err != nil {
-		return nil, err
+func (f *fetcher) dial() (LeaderConn, error) {
+	if f.m.cfg.Dialer == nil {
+		return nil, fmt.Errorf("replica: no dialer to reach leader %d", f.key.leader)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), f.m.cfg.RequestTimeout)
 	defer cancel()
-	return f.m.cfg.Dialer.Dial(ctx, addr, fmt.Sprintf("broker-%d-fetcher-%d", f.m.brokerID, f.key.id))
+	return f.m.cfg.Dialer.DialLeader(ctx, f.key.leader, fmt.Sprintf("broker-%d-fetcher-%d", f.m.brokerID, f.key.id))
 }
 
 // plan sorts the partitions by what they need next. It returns copies of
@@ -332,16 +330,16 @@ func (f *fetcher) delayLocked(st *fetchState) {
 	st.delayUntil = f.m.now().Add(f.m.cfg.FetchBackoff)
 }
 
-func (f *fetcher) request(client *wire.Client, req kmsg.Request) (kmsg.Response, error) {
+func (f *fetcher) request(client LeaderConn, req kmsg.Request) (kmsg.Response, error) {
 	ctx, cancel := f.requestContext()
 	defer cancel()
 	return client.Request(ctx, req)
 }
 
 // requestFunc is request for a response used only within use (see
-// wire.Client.RequestFunc): the fetch path, whose records are appended
+// LeaderConn.RequestFunc): the fetch path, whose records are appended
 // before use returns.
-func (f *fetcher) requestFunc(client *wire.Client, req kmsg.Request, use func(kmsg.Response) error) error {
+func (f *fetcher) requestFunc(client LeaderConn, req kmsg.Request, use func(kmsg.Response) error) error {
 	ctx, cancel := f.requestContext()
 	defer cancel()
 	return client.RequestFunc(ctx, req, use)

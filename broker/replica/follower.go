@@ -8,12 +8,11 @@ import (
 
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
-	"kafgo/broker/wire"
 )
 
 // truncate asks the leader where each partition's latest local epoch ends
 // and cuts the local log there (KIP-101 with KIP-279's multi-round rule).
-func (f *fetcher) truncate(client *wire.Client, states []fetchState) error {
+func (f *fetcher) truncate(client LeaderConn, states []fetchState) error {
 	req := kmsg.NewPtrOffsetForLeaderEpochRequest()
 	req.Version = offsetForLeaderEpochVersion
 	req.ReplicaID = f.m.brokerID
@@ -128,7 +127,7 @@ func (p *Partition) truncateTo(offset int64) error {
 // resolveOutOfRange handles OFFSET_OUT_OF_RANGE from the leader: a follower
 // ahead of the leader (possible only after an unclean election) truncates to
 // the leader's LEO; one behind the leader's log start restarts its log there.
-func (f *fetcher) resolveOutOfRange(client *wire.Client, states []fetchState) error {
+func (f *fetcher) resolveOutOfRange(client LeaderConn, states []fetchState) error {
 	for _, st := range states {
 		start, err := f.listOffset(client, st, -2)
 		if err != nil {
@@ -166,7 +165,7 @@ func (p *Partition) resetToLeaderRange(leaderStart, leaderEnd int64) error {
 	return nil
 }
 
-func (f *fetcher) listOffset(client *wire.Client, st fetchState, ts int64) (int64, error) {
+func (f *fetcher) listOffset(client LeaderConn, st fetchState, ts int64) (int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.Version = listOffsetsVersion
 	req.ReplicaID = f.m.brokerID
@@ -196,7 +195,7 @@ func (f *fetcher) listOffset(client *wire.Client, st fetchState, ts int64) (int6
 
 // fetch sends one Fetch for the given partitions, within the fetcher's
 // fetch session, and applies the answer.
-func (f *fetcher) fetch(client *wire.Client, states []fetchState) error {
+func (f *fetcher) fetch(client LeaderConn, states []fetchState) error {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version = fetchVersion
 	req.ReplicaID = f.m.brokerID

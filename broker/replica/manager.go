@@ -16,7 +16,6 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/quota"
 	"kafgo/broker/storage"
-	"kafgo/broker/wire"
 )
 
 // ControllerClient sends this broker's requests to the active controller.
@@ -37,11 +36,9 @@ type Config struct {
 	// may belong to a deleted topic of the same name. An error fails the
 	// partition's creation. Nil means ConfigFor.
 	LoadConfig func(topic string) (PartitionConfig, error)
-	// InterBrokerListener names the listener followers use to reach leaders.
-	InterBrokerListener string
-	// Dialer connects to leaders with the inter-broker listener's security
-	// (TLS, SASL); nil dials in plaintext.
-	Dialer *wire.Dialer
+	// Dialer connects fetchers to leaders (the inter-broker listener, its
+	// TLS and SASL); nil leaves followers unable to fetch.
+	Dialer LeaderDialer
 
 	ReplicaLagTimeMax    time.Duration // replica.lag.time.max.ms
 	FetchMaxBytes        int32         // replica.fetch.max.bytes
@@ -81,6 +78,10 @@ type Manager struct {
 	controllerEpoch int32
 	brokerEpoch     int64
 	initialHW       map[partid.TopicPartition]int64
+	// configGen counts UpdateTopicConfigs per topic, allConfigGen those of
+	// every topic (see getOrCreatePartition).
+	configGen    map[string]uint64
+	allConfigGen uint64
 
 	fetchers *fetcherManager
 
@@ -90,6 +91,10 @@ type Manager struct {
 
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// stopping is closed by BeginShutdown: the broker is going down, so a
+	// LeaderAndIsr still creating partitions stops there.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
 
 	// beforeWait, when set (tests only), runs in a waiting request between
 	// a check that found nothing to do and the wait that follows it.
@@ -142,7 +147,9 @@ func NewManager(cfg Config) (*Manager, error) {
 		controllerEpoch: -1,
 		brokerEpoch:     -1,
 		initialHW:       hws,
+		configGen:       map[string]uint64{},
 		stop:            make(chan struct{}),
+		stopping:        make(chan struct{}),
 	}
 	m.fetchers = newFetcherManager(m)
 	return m, nil
@@ -173,9 +180,27 @@ func (m *Manager) every(d time.Duration, f func()) {
 	}
 }
 
+// BeginShutdown tells the manager the broker is stopping: a LeaderAndIsr
+// in progress leaves the partitions it has not reached yet (answering
+// them with an error, so a controller would send them again), instead of
+// holding the shutdown while it creates thousands of logs.
+func (m *Manager) BeginShutdown() {
+	m.stoppingOnce.Do(func() { close(m.stopping) })
+}
+
+func (m *Manager) isStopping() bool {
+	select {
+	case <-m.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
 // Shutdown stops fetchers and background tasks and writes the final HW
 // checkpoint. The logs themselves are closed by the storage manager.
 func (m *Manager) Shutdown() error {
+	m.BeginShutdown()
 	select {
 	case <-m.stop:
 		return nil
@@ -258,29 +283,76 @@ func (m *Manager) notLeaderError(tp partid.TopicPartition) error {
 
 // UpdateTopicConfig applies a topic's new configuration to its partitions.
 func (m *Manager) UpdateTopicConfig(topic string) {
-	cfg := m.cfg.ConfigFor(topic)
-	for _, p := range m.Partitions() {
-		if p.tp.Topic == topic {
-			c := cfg
-			p.cfg.Store(&c)
-			p.log.UpdateConfig(cfg.Log)
+	m.UpdateTopicConfigs([]string{topic})
+}
+
+// UpdateTopicConfigs applies the current configuration of each topic to
+// its partitions, reading each topic's configuration once and walking the
+// partitions once; nil means every topic hosted here (a broker default
+// changed).
+func (m *Manager) UpdateTopicConfigs(topics []string) {
+	var want map[string]bool
+	if topics != nil {
+		want = make(map[string]bool, len(topics))
+		for _, t := range topics {
+			want[t] = true
 		}
+	}
+	m.mu.Lock()
+	for t := range want {
+		m.configGen[t]++
+	}
+	if want == nil {
+		m.allConfigGen++
+	}
+	parts := make([]*Partition, 0, len(m.partitions))
+	for tp, p := range m.partitions {
+		if want == nil || want[tp.Topic] {
+			parts = append(parts, p)
+		}
+	}
+	m.mu.Unlock()
+	cfgs := map[string]*PartitionConfig{}
+	for _, p := range parts {
+		c, ok := cfgs[p.tp.Topic]
+		if !ok {
+			cc := m.cfg.ConfigFor(p.tp.Topic)
+			c = &cc
+			cfgs[p.tp.Topic] = c
+		}
+		p.cfg.Store(c)
+		p.log.UpdateConfig(c.Log)
 	}
 }
 
+// configGeneration counts the configuration changes of topic, so a
+// partition created while one was applied can tell it missed it.
+func (m *Manager) configGeneration(topic string) uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.configGen[topic] + m.allConfigGen
+}
+
 // getOrCreatePartition returns the partition, creating it and its log.
-func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byte) (*Partition, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p, ok := m.partitions[tp]; ok {
+// Creation reads the topic's configuration (from the store) and creates
+// files, so it runs outside m.mu, which every produce and fetch takes to
+// find its partition: only the insertion takes it. Creations are
+// serialised by stateChangeMu (LeaderAndIsr), so no two create one
+// partition at once. cfgs caches topic configurations over one request.
+func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byte, cfgs map[string]PartitionConfig) (*Partition, error) {
+	if p, ok := m.Partition(tp); ok {
 		return p, nil
 	}
-	// Read under m.mu: UpdateTopicConfig lists the partitions (under m.mu)
-	// after it has the new config, so a change stored while this one is
-	// being created still reaches it.
-	cfg, err := m.newPartitionConfig(tp.Topic)
-	if err != nil {
-		return nil, fmt.Errorf("replica: reading the config of %s: %w", tp, err)
+	gen := m.configGeneration(tp.Topic)
+	cfg, ok := cfgs[tp.Topic]
+	if !ok {
+		var err error
+		if cfg, err = m.newPartitionConfig(tp.Topic); err != nil {
+			return nil, fmt.Errorf("replica: reading the config of %s: %w", tp, err)
+		}
+		if cfgs != nil {
+			cfgs[tp.Topic] = cfg
+		}
 	}
 	l, err := m.logs.GetOrCreateLog(tp, cfg.Log, topicID)
 	if err != nil {
@@ -289,6 +361,7 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	p := &Partition{tp: tp, log: l, m: m, leader: -1, leaderEpoch: -1, partitionEpoch: -1, topicID: topicID,
 		stats: m.cfg.Metrics.TopicSet().Acquire(tp.Topic)}
 	p.cfg.Store(&cfg)
+	m.mu.Lock()
 	hw := m.initialHW[tp]
 	if leo := l.LogEndOffset(); hw > leo {
 		hw = leo
@@ -298,6 +371,13 @@ func (m *Manager) getOrCreatePartition(tp partid.TopicPartition, topicID [16]byt
 	}
 	l.SetHighWatermark(hw)
 	m.partitions[tp] = p
+	missed := m.configGen[tp.Topic]+m.allConfigGen != gen
+	m.mu.Unlock()
+	if missed {
+		// A change was applied while this partition was being created
+		// and did not see it: take the topic's configuration now.
+		m.UpdateTopicConfig(tp.Topic)
+	}
 	return p, nil
 }
 

@@ -23,6 +23,12 @@ type FetchPartition struct {
 	LastFetchedEpoch   int32 // -1 = not given (Fetch < v12)
 }
 
+// DebuggingConsumerID is Kafka's replica id for a consumer that may read any
+// replica, leader or follower, up to that replica's high watermark
+// (FetchRequest.DEBUGGING_CONSUMER_ID): what kafka-replica-verification
+// fetches with, to compare the replicas of each partition.
+const DebuggingConsumerID = -2
+
 // FetchRequest is a decoded Fetch, from a consumer (ReplicaID < 0) or a
 // follower (ReplicaID = its broker id).
 type FetchRequest struct {
@@ -178,7 +184,9 @@ func (m *Manager) readPartition(replicaID int32, readCommitted bool, fp FetchPar
 	func() {
 		p.mu.RLock()
 		defer p.mu.RUnlock()
-		if !p.isLeaderLocked() {
+		// Only the debugging consumer (replica id -2, kafka-replica-
+		// verification's) may read a follower, up to the follower's HW.
+		if !p.isLeaderLocked() && replicaID != DebuggingConsumerID {
 			res.Err = kerr.NotLeaderForPartition
 			return
 		}

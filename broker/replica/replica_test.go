@@ -81,14 +81,14 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newManager(t *testing.T, minISR int32) (*Manager, *fakeController, *clock) {
+func newManager(t testing.TB, minISR int32) (*Manager, *fakeController, *clock) {
 	t.Helper()
 	return newManagerWith(t, minISR, nil)
 }
 
 // newManagerWith is newManager with a hook to adjust the Config (its
 // clock already set) before the manager is built.
-func newManagerWith(t *testing.T, minISR int32, adjust func(*Config, *clock)) (*Manager, *fakeController, *clock) {
+func newManagerWith(t testing.TB, minISR int32, adjust func(*Config, *clock)) (*Manager, *fakeController, *clock) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	logs, err := storage.OpenManager(storage.ManagerConfig{LogDirs: []string{t.TempDir()}, BrokerID: 1, DefaultLog: storage.DefaultLogConfig(), Logger: logger})
@@ -131,7 +131,7 @@ func leaderAndISR(leader, epoch int32, isr, replicas []int32) *kmsg.LeaderAndISR
 	return req
 }
 
-func batch(t *testing.T, n int) []byte {
+func batch(t testing.TB, n int) []byte {
 	t.Helper()
 	b := record.NewBuilder(0, record.CodecNone)
 	for i := 0; i < n; i++ {

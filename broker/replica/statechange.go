@@ -37,6 +37,8 @@ func (m *Manager) HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.Leader
 	m.fetchers.rememberLeaders(req.LiveLeaders)
 
 	now := m.now()
+	cfgs := map[string]PartitionConfig{}
+	var leading, following, failed int
 	for _, ts := range req.TopicStates {
 		rt := kmsg.NewLeaderAndISRResponseTopic()
 		rt.TopicID = ts.TopicID
@@ -45,16 +47,29 @@ func (m *Manager) HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.Leader
 			rp := kmsg.NewLeaderAndISRResponseTopicPartition()
 			rp.Topic = ts.Topic
 			rp.Partition = ps.Partition
-			rp.ErrorCode = m.applyPartitionState(tp, ts.TopicID, ps, now)
+			if m.isStopping() {
+				rp.ErrorCode = kerr.NotLeaderForPartition.Code
+			} else {
+				rp.ErrorCode = m.applyPartitionState(tp, ts.TopicID, ps, now, cfgs)
+			}
+			switch {
+			case rp.ErrorCode != 0:
+				failed++
+			case ps.Leader == m.brokerID:
+				leading++
+			default:
+				following++
+			}
 			rt.Partitions = append(rt.Partitions, rp)
 			resp.Partitions = append(resp.Partitions, rp)
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
+	m.log.Info("LeaderAndIsr applied", "controller_epoch", req.ControllerEpoch, "leading", leading, "following", following, "failed", failed)
 	return resp
 }
 
-func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte, ps kmsg.LeaderAndISRRequestTopicPartition, now time.Time) int16 {
+func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte, ps kmsg.LeaderAndISRRequestTopicPartition, now time.Time, cfgs map[string]PartitionConfig) int16 {
 	hosted := false
 	for _, r := range ps.Replicas {
 		if r == m.brokerID {
@@ -65,7 +80,7 @@ func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte
 		// Kafka ignores states for partitions not assigned to this broker.
 		return kerr.UnknownTopicOrPartition.Code
 	}
-	p, err := m.getOrCreatePartition(tp, topicID)
+	p, err := m.getOrCreatePartition(tp, topicID, cfgs)
 	if err != nil {
 		m.log.Error("cannot create partition", "partition", tp.String(), "err", err)
 		return kafkaerr.Code(err).Code
@@ -89,7 +104,7 @@ func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte
 			m.log.Error("cannot become leader", "partition", tp.String(), "err", err)
 			return kafkaerr.Code(err).Code
 		}
-		m.log.Info("leading partition", "partition", tp.String(), "leader_epoch", ps.LeaderEpoch, "isr", ps.ISR)
+		m.log.Debug("leading partition", "partition", tp.String(), "leader_epoch", ps.LeaderEpoch, "isr", ps.ISR)
 		m.leadershipChanged(tp, true, ps.LeaderEpoch)
 		return 0
 	}
@@ -98,7 +113,7 @@ func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte
 	if ps.Leader >= 0 {
 		m.fetchers.add(p, ps.Leader, ps.LeaderEpoch)
 	}
-	m.log.Info("following partition", "partition", tp.String(), "leader", ps.Leader, "leader_epoch", ps.LeaderEpoch)
+	m.log.Debug("following partition", "partition", tp.String(), "leader", ps.Leader, "leader_epoch", ps.LeaderEpoch)
 	m.leadershipChanged(tp, false, ps.LeaderEpoch)
 	return 0
 }

@@ -118,12 +118,12 @@ func TestLeaderThrottleOnlyThrottledPartitions(t *testing.T) {
 func TestFollowerThrottle(t *testing.T) {
 	m := newThrottledManager(t)
 	_, followerQ := m.Quotas()
-	slow, err := m.getOrCreatePartition(tp0, [16]byte{})
+	slow, err := m.getOrCreatePartition(tp0, [16]byte{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	freeTP := partid.TopicPartition{Topic: "free", Partition: 0}
-	free, err := m.getOrCreatePartition(freeTP, [16]byte{})
+	free, err := m.getOrCreatePartition(freeTP, [16]byte{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

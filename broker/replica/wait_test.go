@@ -5,10 +5,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"kafgo/broker/clusterview"
-	"kafgo/internal/testwait"
 )
 
 // TestWaitsWakeOnChangeBetweenCheckAndWait: each delayed operation (a
@@ -118,53 +118,61 @@ func TestWaitsWakeOnChangeBetweenCheckAndWait(t *testing.T) {
 // TestHWWaitersSleepThroughAppends: an acks=all produce and a consumer's
 // fetch wait for the HW, so appends that do not move it (a follower has not
 // fetched them) do not wake them; the follower's fetch that moves the HW
-// does, and both answer.
+// does, and both answer. It runs in a synctest bubble: synctest.Wait
+// returns once every goroutine is blocked again, so a waiter an append
+// woke has come back to its wait (and counted it) before the count is read.
 func TestHWWaitersSleepThroughAppends(t *testing.T) {
-	m, _, _ := newManager(t, 1)
-	m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1, 2}, []int32{1, 2}))
-	followerFetch(m, 2, 0) // the follower is known, at offset 0
-	res := m.AppendToLeaders(-1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}})
-	if res[0].Err != nil {
-		t.Fatal(res[0].Err)
-	}
-	var waits atomic.Int64
-	m.beforeWait = func() { waits.Add(1) }
-	acked := make(chan error, 1)
-	go func() {
-		m.WaitForAcks(context.Background(), time.Minute, res)
-		acked <- res[0].Err
-	}()
-	fetched := make(chan FetchResult, 1)
-	go func() {
-		fetched <- m.Fetch(context.Background(), FetchRequest{ReplicaID: -1, MaxWait: time.Minute, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []FetchPartition{{
-			TP: tp0, MaxBytes: 1 << 20, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, LogStartOffset: -1,
-		}}})[0]
-	}()
-	testwait.Until(t, 10*time.Second, "both waiting", func() bool { return waits.Load() == 2 })
-	for range 10 {
-		if r := m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}}); r[0].Err != nil {
-			t.Fatal(r[0].Err)
+	synctest.Test(t, func(t *testing.T) {
+		m, _, _ := newManager(t, 1)
+		m.HandleLeaderAndISR(leaderAndISR(1, 0, []int32{1, 2}, []int32{1, 2}))
+		followerFetch(m, 2, 0) // the follower is known, at offset 0
+		res := m.AppendToLeaders(-1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}})
+		if res[0].Err != nil {
+			t.Fatal(res[0].Err)
 		}
-		time.Sleep(2 * time.Millisecond) // time for a woken waiter to come back to its wait
-	}
-	if n := waits.Load(); n != 2 {
-		t.Errorf("appends that left the HW alone woke the HW waiters: %d waits for 2 waiters", n)
-	}
-	followerFetch(m, 2, 11)
-	select {
-	case err := <-acked:
-		if err != nil {
-			t.Fatal(err)
+		var waits atomic.Int64
+		m.beforeWait = func() { waits.Add(1) }
+		acked := make(chan error, 1)
+		go func() {
+			m.WaitForAcks(context.Background(), time.Minute, res)
+			acked <- res[0].Err
+		}()
+		fetched := make(chan FetchResult, 1)
+		go func() {
+			fetched <- m.Fetch(context.Background(), FetchRequest{ReplicaID: -1, MaxWait: time.Minute, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []FetchPartition{{
+				TP: tp0, MaxBytes: 1 << 20, CurrentLeaderEpoch: -1, LastFetchedEpoch: -1, LogStartOffset: -1,
+			}}})[0]
+		}()
+		synctest.Wait()
+		if n := waits.Load(); n != 2 {
+			t.Fatalf("%d waits once both requests are blocked, want 2", n)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("acks=all not woken by the HW move")
-	}
-	select {
-	case r := <-fetched:
-		if r.Err != nil || r.Bytes == 0 {
-			t.Fatalf("consumer fetch: %v, %d bytes", r.Err, r.Bytes)
+		for range 10 {
+			if r := m.AppendToLeaders(1, []ProducePartition{{TP: tp0, Batches: batch(t, 1)}}); r[0].Err != nil {
+				t.Fatal(r[0].Err)
+			}
+			synctest.Wait() // a woken waiter is back in its wait
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("consumer fetch not woken by the HW move")
-	}
+		if n := waits.Load(); n != 2 {
+			t.Errorf("appends that left the HW alone woke the HW waiters: %d waits for 2 waiters", n)
+		}
+		followerFetch(m, 2, 11)
+		synctest.Wait()
+		select {
+		case err := <-acked:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("acks=all not woken by the HW move")
+		}
+		select {
+		case r := <-fetched:
+			if r.Err != nil || r.Bytes == 0 {
+				t.Fatalf("consumer fetch: %v, %d bytes", r.Err, r.Bytes)
+			}
+		default:
+			t.Fatal("consumer fetch not woken by the HW move")
+		}
+	})
 }

@@ -1,6 +1,10 @@
 package sasl
 
-import "errors"
+import (
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
+)
 
 // AuthError is a failed authentication step. As in Kafka, only a Verbatim
 // message (Kafka's SaslAuthenticationException) is shown to the client;
@@ -20,4 +24,4 @@ func fail(msg string) error { return &AuthError{Msg: msg} }
 func verbatim(msg string) error { return &AuthError{Msg: msg, Verbatim: true} }
 
 // ErrMalformed is wrapped by SCRAM message parse errors.
-var ErrMalformed = errors.New("sasl: malformed message")
+var ErrMalformed = kafkaerr.Sentinel(kerr.SaslAuthenticationFailed, "sasl: malformed message")

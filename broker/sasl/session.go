@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/principal"
 	"kafgo/internal/scram"
 )
@@ -71,11 +72,11 @@ func (p Phase) String() string {
 // ErrSessionExpired is returned by Admit once the session lifetime
 // (connections.max.reauth.ms) has passed without re-authentication: Kafka
 // then closes the connection.
-var ErrSessionExpired = errors.New("sasl: session expired, re-authentication required")
+var ErrSessionExpired = kafkaerr.Sentinel(kerr.SaslAuthenticationFailed, "sasl: session expired, re-authentication required")
 
 // ErrUnexpectedRequest is wrapped by Admit for a request the SASL state does
 // not allow.
-var ErrUnexpectedRequest = errors.New("sasl: unexpected request")
+var ErrUnexpectedRequest = kafkaerr.Sentinel(kerr.IllegalSaslState, "sasl: unexpected request")
 
 type mechServer interface {
 	step(msg []byte) (resp []byte, done bool, err error)

@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // LockFileName is the lock file every log dir holds while a broker uses it
@@ -17,7 +21,7 @@ const LockFileName = ".lock"
 // ErrLogDirLocked: another process (or another open manager of this
 // process) holds a log dir's lock. The wrapping error names the dir and,
 // when the holder wrote it, the holder's pid.
-var ErrLogDirLocked = errors.New("storage: log dir is in use by another process")
+var ErrLogDirLocked = kafkaerr.Sentinel(kerr.UnknownServerError, "storage: log dir is in use by another process")
 
 // DirLocks holds the exclusive locks of a set of log dirs. A broker takes
 // them before it reads anything in the dirs (the embedded metadata store

@@ -3,8 +3,6 @@ package txn
 import (
 	"log/slog"
 	"time"
-
-	"kafgo/broker/config"
 )
 
 // TopicName is Kafka's internal topic of transaction state.
@@ -29,22 +27,6 @@ type Config struct {
 
 	Now    func() time.Time // tests drive the clock
 	Logger *slog.Logger
-}
-
-// ConfigFromBroker takes the coordinator settings from a broker config.
-func ConfigFromBroker(b *config.Broker, logger *slog.Logger) Config {
-	ms := func(v int32) time.Duration { return time.Duration(v) * time.Millisecond }
-	return Config{
-		BrokerID:       b.BrokerID,
-		NumPartitions:  b.TransactionStateLogNumPartitions,
-		MaxTimeout:     ms(b.TransactionMaxTimeoutMs),
-		IDExpiration:   ms(b.TransactionalIDExpirationMs),
-		AbortInterval:  ms(b.TransactionAbortTimedOutTransactionCleanupIntervalMs),
-		ExpireInterval: ms(b.TransactionRemoveExpiredTransactionCleanupIntervalMs),
-		LoadBufferSize: b.TransactionStateLogLoadBufferSize,
-		WriteTimeout:   ms(b.RequestTimeoutMs),
-		Logger:         logger,
-	}
 }
 
 func (c *Config) setDefaults() {

@@ -17,8 +17,11 @@ type shard struct {
 	partition int32
 	epoch     int32 // coordinator epoch: the partition's leader epoch
 	loading   bool
-	abort     chan struct{} // closed when leadership is lost
-	txns      map[string]*txnMeta
+	// ctx ends (cancel) when leadership is lost: a load in progress and
+	// the shard's pending work stop.
+	ctx    context.Context
+	cancel context.CancelFunc
+	txns   map[string]*txnMeta
 }
 
 // Coordinator is the transaction coordinator of one broker (Kafka's
@@ -115,7 +118,7 @@ func (c *Coordinator) Stop() {
 	}
 	c.stopped = true
 	for p, sh := range c.shards {
-		coordlog.Abort(sh.abort)
+		sh.cancel()
 		delete(c.shards, p)
 	}
 	c.mu.Unlock()

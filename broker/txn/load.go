@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"time"
 
 	"kafgo/broker/coordlog"
@@ -27,17 +28,18 @@ func (c *Coordinator) OnLeadershipChange(topic string, partition int32, leader b
 		return // an ISR change re-announces the same leadership
 	}
 	if owned {
-		// Closing abort also drops its pending markers: the marker
-		// manager forgets jobs of closed shards, and the new leader
+		// Cancelling the shard also drops its pending markers: the
+		// marker manager forgets jobs of cancelled shards, and the new leader
 		// resumes them from the log.
-		coordlog.Abort(cur.abort)
+		cur.cancel()
 		delete(c.shards, partition)
 		c.logger.Info("unloaded transactions of partition", "partition", partition, "leader_epoch", leaderEpoch)
 	}
 	if !leader {
 		return
 	}
-	sh := &shard{partition: partition, epoch: leaderEpoch, loading: true, abort: make(chan struct{}), txns: map[string]*txnMeta{}}
+	sh := &shard{partition: partition, epoch: leaderEpoch, loading: true, txns: map[string]*txnMeta{}}
+	sh.ctx, sh.cancel = context.WithCancel(context.Background())
 	c.shards[partition] = sh
 	c.logger.Info("loading transactions of partition", "partition", partition, "coordinator_epoch", leaderEpoch)
 	c.wg.Add(1) // under c.mu, which Stop takes before it waits
@@ -76,8 +78,8 @@ func (replay) Marker(coordlog.BatchInfo, bool) {}
 // harmless, the partitions ignore the repeat).
 func (c *Coordinator) load(sh *shard) {
 	began := time.Now()
-	r, ok := coordlog.Load(coordlog.Replayer{Log: c.log, Topic: TopicName, BufSize: c.cfg.LoadBufferSize, Logger: c.logger},
-		sh.partition, sh.abort, func() replay { return replay{} })
+	r, ok := coordlog.Load(sh.ctx, coordlog.Replayer{Log: c.log, Topic: TopicName, BufSize: c.cfg.LoadBufferSize, Logger: c.logger},
+		sh.partition, func() replay { return replay{} })
 	if !ok {
 		return
 	}
@@ -91,7 +93,7 @@ func (c *Coordinator) load(sh *shard) {
 		}
 	}
 	c.mu.Lock()
-	if c.shards[sh.partition] != sh || coordlog.IsClosed(sh.abort) {
+	if c.shards[sh.partition] != sh || sh.ctx.Err() != nil {
 		c.mu.Unlock()
 		return
 	}

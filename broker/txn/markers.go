@@ -9,7 +9,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/broker/coordlog"
 	"kafgo/broker/partid"
 )
 
@@ -115,7 +114,7 @@ func (mm *markerManager) drain() {
 	mm.mu.Lock()
 	var tps []partid.TopicPartition
 	for id, j := range mm.jobs {
-		if coordlog.IsClosed(j.sh.abort) {
+		if j.sh.ctx.Err() != nil {
 			delete(mm.jobs, id)
 			continue
 		}
@@ -262,7 +261,7 @@ func (mm *markerManager) file(b int32, sends []send, codes map[int64]map[partid.
 		for _, tp := range s.tps {
 			delete(j.inFlight, tp)
 		}
-		if mm.jobs[j.m.id] != j || coordlog.IsClosed(j.sh.abort) {
+		if mm.jobs[j.m.id] != j || j.sh.ctx.Err() != nil {
 			continue // dropped meanwhile, or the partition moved
 		}
 		var done []partid.TopicPartition

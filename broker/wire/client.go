@@ -10,16 +10,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	fsasl "github.com/twmb/franz-go/pkg/sasl"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // DefaultMaxResponseSize bounds a response frame the Client accepts. Memory
 // grows with the bytes that arrive, so the cap is about sanity, not DoS.
 const DefaultMaxResponseSize = 256 << 20
 
+// ErrMalformedResponse: a peer's response body that does not decode at the
+// version asked for.
+var ErrMalformedResponse = kafkaerr.Sentinel(kerr.UnknownServerError, "wire: malformed response")
+
 // ErrClientClosed is returned for requests on a closed Client.
-var ErrClientClosed = errors.New("wire: client closed")
+var ErrClientClosed = kafkaerr.Sentinel(kerr.NetworkException, "wire: client closed")
 
 // unsupportedVersion is Kafka's UNSUPPORTED_VERSION error code.
 const unsupportedVersion = 35
@@ -233,9 +240,19 @@ func (c *Client) writeCancelable(ctx context.Context) (int, error) {
 	return n, err
 }
 
-func decodeResponse(req kmsg.Request, body []byte) (kmsg.Response, error) {
+// decodeResponse decodes a response body with kmsg. It runs on the
+// goroutines of the broker's own clients (replica fetchers, the
+// controller's senders), so a peer's garbage must not take the broker
+// down: a panic in decoding input kmsg did not foresee becomes an error,
+// as a malformed request does on the server side.
+func decodeResponse(req kmsg.Request, body []byte) (resp kmsg.Response, err error) {
 	key, version := req.Key(), req.GetVersion()
-	resp := req.ResponseKind()
+	defer func() {
+		if r := recover(); r != nil {
+			resp, err = nil, fmt.Errorf("%w: decode %s v%d response: panic: %v", ErrMalformedResponse, kmsg.NameForKey(key), version, r)
+		}
+	}()
+	resp = req.ResponseKind()
 	// A broker that does not support the ApiVersions version we sent answers
 	// in v0 (error_code comes first in every version).
 	if key == apiVersionsKey && version > 0 && len(body) >= 2 && int16(binary.BigEndian.Uint16(body)) == unsupportedVersion {
@@ -243,7 +260,7 @@ func decodeResponse(req kmsg.Request, body []byte) (kmsg.Response, error) {
 	}
 	resp.SetVersion(version)
 	if err := resp.ReadFrom(body); err != nil {
-		return nil, fmt.Errorf("wire: decode %s v%d response: %w", kmsg.NameForKey(key), version, err)
+		return nil, fmt.Errorf("%w: decode %s v%d response: %w", ErrMalformedResponse, kmsg.NameForKey(key), version, err)
 	}
 	return resp, nil
 }

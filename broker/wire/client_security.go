@@ -3,7 +3,6 @@ package wire
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -11,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	fsasl "github.com/twmb/franz-go/pkg/sasl"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // Dialer opens Clients with a listener's security: TLS, then SASL over
@@ -65,7 +66,7 @@ func (d *Dialer) Dial(ctx context.Context, addr, clientID string) (*Client, erro
 }
 
 // ErrAuthentication wraps SASL failures of a Client.
-var ErrAuthentication = errors.New("wire: SASL authentication failed")
+var ErrAuthentication = kafkaerr.Sentinel(kerr.SaslAuthenticationFailed, "wire: SASL authentication failed")
 
 // authenticate runs SaslHandshake v1 and the SaslAuthenticate exchange on
 // the connection, recording when the session must be renewed (KIP-368).

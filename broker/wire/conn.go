@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -60,7 +61,8 @@ type conn struct {
 	srv  *Server
 	l    *listener
 	lcfg *ListenerConfig
-	nc   net.Conn // a *tls.Conn on TLS listeners
+	nc   net.Conn   // a *tls.Conn on TLS listeners
+	addr netip.Addr // the client's address, for the per-IP limits
 	info ConnInfo
 	cr   connReader
 	br   *bufio.Reader // small: lets one read syscall take the size and a small request
@@ -340,6 +342,9 @@ func (c *conn) waitSlot() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for !c.closed && len(c.q) >= c.srv.cfg.MaxQueuedPerConn {
+		if c.srv.readAheadFull != nil {
+			c.srv.readAheadFull()
+		}
 		c.slotFree.Wait()
 	}
 	return !c.closed

@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // Sentinel errors; the returned errors wrap them with details.
 var (
-	ErrFrameTooLarge   = errors.New("wire: frame too large")
-	ErrFrameTooSmall   = errors.New("wire: frame too small")
-	ErrTruncated       = errors.New("wire: truncated frame")
-	ErrMalformedHeader = errors.New("wire: malformed header")
+	ErrFrameTooLarge   = kafkaerr.Sentinel(kerr.UnknownServerError, "wire: frame too large")
+	ErrFrameTooSmall   = kafkaerr.Sentinel(kerr.UnknownServerError, "wire: frame too small")
+	ErrTruncated       = kafkaerr.Sentinel(kerr.UnknownServerError, "wire: truncated frame")
+	ErrMalformedHeader = kafkaerr.Sentinel(kerr.UnknownServerError, "wire: malformed header")
 )
 
 const (

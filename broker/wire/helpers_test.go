@@ -30,6 +30,13 @@ type syncBuffer = testlog.Buffer
 // the captured log.
 func startServer(t testing.TB, cfg ServerConfig, h Handler) (*Server, string, *syncBuffer) {
 	t.Helper()
+	return startServerWith(t, cfg, h, nil)
+}
+
+// startServerWith is startServer with prepare run on the server before it
+// starts (to set test hooks).
+func startServerWith(t testing.TB, cfg ServerConfig, h Handler, prepare func(*Server)) (*Server, string, *syncBuffer) {
+	t.Helper()
 	logs := &syncBuffer{}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -38,6 +45,9 @@ func startServer(t testing.TB, cfg ServerConfig, h Handler) (*Server, string, *s
 		cfg.Listeners = []ListenerConfig{{Name: "PLAINTEXT", Addr: "127.0.0.1:0"}}
 	}
 	s := NewServer(cfg, h)
+	if prepare != nil {
+		prepare(s)
+	}
 	if err := s.Start(); err != nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -61,7 +61,15 @@ func TestPipelinedResponsesInOrder(t *testing.T) {
 	const n, queued = 20, 16
 	var g gates
 	var served atomic.Int64
-	_, addr, _ := startServer(t, ServerConfig{MaxQueuedPerConn: queued}, gatedHandler(&g, &served))
+	full := make(chan struct{}, 1)
+	_, addr, _ := startServerWith(t, ServerConfig{MaxQueuedPerConn: queued}, gatedHandler(&g, &served), func(s *Server) {
+		s.readAheadFull = func() {
+			select {
+			case full <- struct{}{}:
+			default:
+			}
+		}
+	})
 	nc := dial(t, addr)
 	var batch []byte
 	for i := int32(0); i < n; i++ {
@@ -69,10 +77,13 @@ func TestPipelinedResponsesInOrder(t *testing.T) {
 	}
 	writeAll(t, nc, batch)
 
-	testwait.Until(t, waitTimeout, "read-ahead to fill", func() bool { return served.Load() == queued })
-	// The bound must hold, not just be reached: give the reader a moment to
-	// overshoot if it would.
-	time.Sleep(50 * time.Millisecond)
+	// The bound must hold, not just be reached: the reader has stopped
+	// reading (it waits for a slot), and has served exactly the bound.
+	select {
+	case <-full:
+	case <-time.After(waitTimeout):
+		t.Fatal("the reader never stopped for a full read-ahead")
+	}
 	if got := served.Load(); got != queued {
 		t.Fatalf("served %d requests while the first Pending blocks, want exactly %d", got, queued)
 	}
@@ -355,7 +366,9 @@ func containsAll(s string, subs ...string) bool {
 func TestAnsweredResponsesKeepOrder(t *testing.T) {
 	const n = 30
 	var g gates
+	var served atomic.Int64
 	h := HandlerFunc(func(req *Request) Pending {
+		served.Add(1)
 		corr := req.Header.CorrelationID
 		body := binary.BigEndian.AppendUint32(nil, uint32(corr))
 		if corr%3 != 0 {
@@ -370,13 +383,17 @@ func TestAnsweredResponsesKeepOrder(t *testing.T) {
 			return &Response{Body: body}
 		}
 	})
-	_, addr, _ := startServer(t, ServerConfig{}, h)
+	_, addr, _ := startServer(t, ServerConfig{MaxQueuedPerConn: n}, h)
 	nc := dial(t, addr)
 	for i := int32(0); i < n; i++ {
 		writeAll(t, nc, encodeRequest(metadataRequest(1), i, kmsg.StringPtr("p")))
+	}
+	// Every request is served (answered or pending) before any pending one
+	// is released, last first, so the answers behind each must queue.
+	testwait.Until(t, waitTimeout, "all requests served", func() bool { return served.Load() == n })
+	for i := int32(n - 1); i >= 0; i-- {
 		if i%3 == 0 {
-			// Released later, so answers behind it must queue.
-			go func(ch chan struct{}) { time.Sleep(5 * time.Millisecond); close(ch) }(g.get(i))
+			close(g.get(i))
 		}
 	}
 	for i := int32(0); i < n; i++ {

@@ -8,10 +8,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/principal"
 	"kafgo/broker/sasl"
 )
@@ -24,7 +28,7 @@ const (
 )
 
 // ErrServerClosed is returned by Start after Shutdown.
-var ErrServerClosed = errors.New("wire: server closed")
+var ErrServerClosed = kafkaerr.Sentinel(kerr.NetworkException, "wire: server closed")
 
 // ListenerConfig names one listener and its security.
 type ListenerConfig struct {
@@ -72,7 +76,10 @@ type ServerConfig struct {
 	// DisableSendfile makes file Parts use pread + write (debugging, or file
 	// systems where sendfile misbehaves).
 	DisableSendfile bool
-	Logger          *slog.Logger // default slog.Default()
+	// Limits are the connection limits (max.connections and friends);
+	// SetConnLimits changes them while serving.
+	Limits ConnLimits
+	Logger *slog.Logger // default slog.Default()
 }
 
 // Stats are the server's counters, read atomically one by one.
@@ -107,6 +114,11 @@ type serverStats struct {
 type listenerStats struct {
 	open                                        atomic.Int64
 	accepted, closed, tlsFailures, authFailures atomic.Uint64
+	// Connection limits: time the accept loop waited for a slot, and
+	// connections closed for their address's limit or to bring the broker
+	// back under max.connections.
+	blockedNs                   atomic.Int64
+	rejectedPerIP, closedExcess atomic.Uint64
 }
 
 // ListenerStats are one listener's connection counters.
@@ -116,6 +128,14 @@ type ListenerStats struct {
 	Accepted     uint64 // connections accepted since start
 	Closed       uint64 // connections closed since start
 	AuthFailures uint64 // failed TLS handshakes and SASL authentications
+	// AcceptBlocked is how long, in all, accepting on the listener waited
+	// for a connection slot (Kafka's AcceptorBlockedPercent meter).
+	AcceptBlocked time.Duration
+	// RejectedPerIP counts connections closed at once because their
+	// address had max.connections.per.ip (or its override) already;
+	// ClosedExcess those closed because the broker was over
+	// max.connections.
+	RejectedPerIP, ClosedExcess uint64
 }
 
 // Server accepts connections on its listeners and serves them with a Handler.
@@ -129,6 +149,8 @@ type Server struct {
 	nextID   atomic.Uint64
 	stats    serverStats
 
+	quotas *connQuotas
+
 	mu        sync.Mutex
 	bound     bool // listeners bound (Listen or Start)
 	started   bool // accepting (Start)
@@ -137,6 +159,11 @@ type Server struct {
 
 	acceptWG sync.WaitGroup
 	connWG   sync.WaitGroup // one per open connection
+
+	// readAheadFull, when set (tests only), is called with the conn's lock
+	// held each time a reader stops reading because MaxQueuedPerConn
+	// responses are outstanding. It must not block.
+	readAheadFull func()
 }
 
 type listener struct {
@@ -165,12 +192,21 @@ func NewServer(cfg ServerConfig, h Handler) *Server {
 		log = slog.Default()
 	}
 	return &Server{
-		cfg:   cfg,
-		h:     h,
-		log:   log,
-		done:  make(chan struct{}),
-		conns: make(map[*conn]struct{}),
+		cfg:    cfg,
+		h:      h,
+		log:    log,
+		done:   make(chan struct{}),
+		conns:  make(map[*conn]struct{}),
+		quotas: newConnQuotas(cfg.Limits),
 	}
+}
+
+// SetConnLimits applies new connection limits: waiting accepts go on if
+// they now may, and when the broker is over a lowered max.connections the
+// least recently active connections of its unprotected listeners close.
+func (s *Server) SetConnLimits(l ConnLimits) {
+	s.quotas.set(l)
+	s.closeExcess()
 }
 
 // Listen binds every listener without accepting yet, so a caller with work
@@ -216,6 +252,7 @@ func (s *Server) listenLocked() error {
 			return fail(fmt.Errorf("wire: listener %s on %s: %w", lc.Name, lc.Addr, err))
 		}
 		bound = append(bound, &listener{name: lc.Name, cfg: lc, ln: ln})
+		s.quotas.register(lc.Name)
 	}
 	s.bound = true
 	s.listeners = bound
@@ -285,7 +322,9 @@ func (s *Server) ListenerStats() []ListenerStats {
 		st := &l.stats
 		out = append(out, ListenerStats{
 			Listener: l.name, OpenConns: st.open.Load(), Accepted: st.accepted.Load(), Closed: st.closed.Load(),
-			AuthFailures: st.tlsFailures.Load() + st.authFailures.Load(),
+			AuthFailures:  st.tlsFailures.Load() + st.authFailures.Load(),
+			AcceptBlocked: time.Duration(st.blockedNs.Load()),
+			RejectedPerIP: st.rejectedPerIP.Load(), ClosedExcess: st.closedExcess.Load(),
 		})
 	}
 	return out
@@ -328,6 +367,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	lns := s.listeners
 	s.mu.Unlock()
 
+	s.quotas.shutdown()
 	for _, l := range lns {
 		_ = l.ln.Close()
 	}
@@ -390,11 +430,55 @@ func (s *Server) acceptLoop(l *listener) {
 			continue
 		}
 		backoff = 0
-		s.newConn(l, nc)
+		addr := remoteAddr(nc)
+		blocked, over, excess, ok := s.quotas.acquire(l.name, addr)
+		l.stats.blockedNs.Add(int64(blocked))
+		if !ok {
+			_ = nc.Close()
+			return
+		}
+		if over != 0 {
+			// Accepted, then closed at once, as Kafka's acceptor does.
+			_ = nc.Close()
+			s.quotas.dec(l.name, addr)
+			l.stats.rejectedPerIP.Add(1)
+			s.log.Info(fmt.Sprintf("Rejected connection from %s, address already has the configured maximum of %d connections.", addr, max(over, 0)), "listener", l.name)
+			continue
+		}
+		s.newConn(l, nc, addr)
+		if excess {
+			s.closeExcess()
+		}
 	}
 }
 
-func (s *Server) newConn(l *listener, nc net.Conn) {
+// closeExcess closes, while the broker is over max.connections, the least
+// recently active connection of a listener that is not protected (Kafka's
+// Processor.closeExcessConnections, which picks the lowest-priority
+// channel).
+func (s *Server) closeExcess() {
+	for n := s.quotas.excess(); n > 0; n-- {
+		var victim *conn
+		var oldest int64
+		s.mu.Lock()
+		for c := range s.conns {
+			if s.quotas.isProtected(c.l.name) {
+				continue
+			}
+			if a := c.lastActive.Load(); victim == nil || a < oldest {
+				victim, oldest = c, a
+			}
+		}
+		s.mu.Unlock()
+		if victim == nil {
+			return
+		}
+		victim.l.stats.closedExcess.Add(1)
+		victim.close(closeNormal, errors.New("wire: closed to stay within max.connections"))
+	}
+}
+
+func (s *Server) newConn(l *listener, nc net.Conn, addr netip.Addr) {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		if s.cfg.SendBufferBytes > 0 {
 			_ = tc.SetWriteBuffer(s.cfg.SendBufferBytes)
@@ -404,10 +488,12 @@ func (s *Server) newConn(l *listener, nc net.Conn) {
 		}
 	}
 	c := newConn(s, l, nc)
+	c.addr = addr
 	s.mu.Lock()
 	if s.shutting.Load() {
 		s.mu.Unlock()
 		_ = nc.Close()
+		s.quotas.dec(l.name, addr)
 		return
 	}
 	s.conns[c] = struct{}{}
@@ -427,6 +513,7 @@ func (s *Server) removeConn(c *conn) {
 	// as open or as closed, never both.
 	s.stats.closedLiveNs.Add(time.Now().UnixNano() - c.born)
 	s.mu.Unlock()
+	s.quotas.dec(c.l.name, c.addr)
 	s.stats.open.Add(-1)
 	c.l.stats.open.Add(-1)
 	c.l.stats.closed.Add(1)

@@ -105,6 +105,7 @@ Examples:
 	f.BoolVar(&o.Members, "members", false, "Describe members of the group. This option may be used with '--describe' and '--bootstrap-server' options only.")
 	f.BoolVar(&o.Verbose, "verbose", false, "Provide additional information, if any, when describing the group (the assignment with --members).")
 	f.BoolVar(&o.Offsets, "offsets", false, "Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action.")
+	f.BoolVar(&o.Health, "health", false, "kafgo only: with --describe, add the consumer health the group's coordinator keeps (status by Burrow's rules, time lag, lag trend, time to catch up) after Kafka's columns; read from the coordinator's admin endpoint.")
 	f.StringArrayVar(&o.Topics, "topic", nil, "The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process; partitions may follow as topic:0,1,2 (repeatable).")
 	f.BoolVar(&o.AllTopics, "all-topics", false, "Consider all topics assigned to a group in the 'reset-offsets' process.")
 	f.BoolVar(&o.ToEarliest, "to-earliest", false, "Reset offsets to earliest offset.")

@@ -17,6 +17,9 @@ func TestHelpGolden(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"topics"}, {"groups"}, {"configs"}, {"reassign-partitions"}, {"produce"}, {"consume"},
 		{"perf", "produce"}, {"perf", "consume"}, {"tui"}, {"version"}, {"acls"},
+		{"leader-election"}, {"delete-records"}, {"get-offsets"}, {"broker-api-versions"}, {"replica-verification"},
+		{"e2e-latency"}, {"verifiable-producer"}, {"verifiable-consumer"}, {"cluster"}, {"cluster", "cluster-id"},
+		{"cluster", "unregister"}, {"zookeeper-shell"}, {"rebalance"},
 	} {
 		name := strings.Join(append([]string{"kafgo"}, args...), "-")
 		t.Run(name, func(t *testing.T) {

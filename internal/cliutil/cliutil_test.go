@@ -130,6 +130,7 @@ func TestProducerOptsErrors(t *testing.T) {
 		{"bad acks", map[string]string{"acks": "2"}, "Invalid value 2 for configuration acks: String must be one of: all, -1, 0, 1"},
 		{"idempotence needs acks all", map[string]string{"acks": "1", "enable.idempotence": "true"}, "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."},
 		{"idempotence needs inflight <= 5", map[string]string{"enable.idempotence": "true", "max.in.flight.requests.per.connection": "6"}, "Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer."},
+		{"idempotence needs retries", map[string]string{"enable.idempotence": "true", "retries": "0"}, "Must set retries to non-zero when using the idempotent producer."},
 		{"bad codec", map[string]string{"compression.type": "brotli"}, "Invalid value brotli for configuration compression.type"},
 		{"bad int", map[string]string{"linger.ms": "soon"}, "Invalid value soon for configuration linger.ms: expected an integer"},
 		{"bad protocol", map[string]string{"security.protocol": "KERBEROS"}, "Invalid value KERBEROS for configuration security.protocol"},
@@ -145,6 +146,14 @@ func TestProducerOptsErrors(t *testing.T) {
 	t.Run("no bootstrap", func(t *testing.T) {
 		if _, _, err := ProducerOpts(NewConfig()); err != ErrNoBootstrap {
 			t.Fatalf("error %v", err)
+		}
+	})
+	// Java 3.2+: retries=0 without enable.idempotence turns idempotence
+	// off instead of failing (VerifiableProducer sets retries=0).
+	t.Run("no retries turns idempotence off", func(t *testing.T) {
+		_, set, err := ProducerOpts(conf(map[string]string{"retries": "0"}))
+		if err != nil || set.Idempotent {
+			t.Fatalf("%+v %v", set, err)
 		}
 	})
 	t.Run("idempotent by default", func(t *testing.T) {

@@ -116,15 +116,22 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 	if err != nil {
 		return wrap(err)
 	}
+	retries, retriesSet, err := c.Int("retries")
+	if err != nil {
+		return wrap(err)
+	}
+	noRetries := retriesSet && retries == 0
 	switch {
 	case idemSet && idem && set.Acks != "all":
 		return wrap(errors.New("Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."))
 	case idemSet && idem && inflightSet && inflight > 5:
 		return wrap(errors.New("Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer."))
+	case idemSet && idem && noRetries:
+		return wrap(errors.New("Must set retries to non-zero when using the idempotent producer."))
 	case idemSet:
 		set.Idempotent = idem
 	default:
-		set.Idempotent = set.Acks == "all" && (!inflightSet || inflight <= 5)
+		set.Idempotent = set.Acks == "all" && (!inflightSet || inflight <= 5) && !noRetries
 	}
 	if !set.Idempotent {
 		opts = append(opts, kgo.DisableIdempotentWrite())
@@ -197,9 +204,7 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 		// request's own timeout too.
 		opts = append(opts, kgo.ProduceRequestTimeout(d))
 	}
-	if n, ok, err := c.Int("retries"); err != nil {
-		return wrap(err)
-	} else if ok && n >= 0 && n < 1<<31-1 {
+	if n := retries; retriesSet && n >= 0 && n < 1<<31-1 {
 		// Java counts retries after the first try; kgo counts tries.
 		opts = append(opts, kgo.RecordRetries(int(n)+1))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/needs"
 )
 
 // kafkajsDir holds the pinned kafkajs (package.json, package-lock.json);
@@ -24,12 +25,9 @@ const kafkajsDir = "testdata/kafkajs"
 // them in a group that commits on leave, and a second member of the group
 // finds nothing left.
 func TestKafkaJSRoundTrip(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("Node.js is required for this test: apt-get install nodejs npm")
-	}
+	node := needs.Tool(t, "node", "apt-get install nodejs npm")
 	if _, err := os.Stat(filepath.Join(kafkajsDir, "node_modules", "kafkajs")); err != nil {
-		t.Fatalf("kafkajs is not installed: run `npm ci` in internal/e2e/%s (make test does): %v", kafkajsDir, err)
+		needs.Missing(t, fmt.Sprintf("kafkajs is not installed: run `npm ci` in internal/e2e/%s (make e2e-deps does): %v", kafkajsDir, err))
 	}
 	c := testcluster.Start(t, testcluster.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

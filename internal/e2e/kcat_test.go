@@ -14,14 +14,12 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/needs"
 )
 
 func kcat(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	path, err := exec.LookPath("kcat")
-	if err != nil {
-		t.Fatal("kcat is required for this test: apt-get install kcat")
-	}
+	path := needs.Tool(t, "kcat", "apt-get install kcat")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)

@@ -10,6 +10,7 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/needs"
 )
 
 // Debian's python3-kafka installs for /usr/bin/python3 only.
@@ -18,7 +19,7 @@ const python = "/usr/bin/python3"
 func runPython(t *testing.T, script string, args ...string) string {
 	t.Helper()
 	if err := exec.Command(python, "-c", "import kafka").Run(); err != nil {
-		t.Fatal("kafka-python is required for this test: apt-get install python3-kafka")
+		needs.Missing(t, "kafka-python is not installed for "+python+": apt-get install python3-kafka")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

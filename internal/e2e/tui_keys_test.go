@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/needs"
 	"kafgo/internal/testwait"
 )
 
@@ -26,9 +27,7 @@ type tuiTerm struct {
 // startTUI runs kafgo tui with args in a w×h terminal.
 func startTUI(t *testing.T, w, h int, args ...string) *tuiTerm {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatalf("tmux is needed to drive the TUI: %v", err)
-	}
+	needs.Tool(t, "tmux", "apt-get install tmux; it drives the TUI")
 	tt := &tuiTerm{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	cmd := append([]string{testcluster.Binary(t), "tui"}, args...)
 	tt.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "--", strings.Join(quoteAll(cmd), " "))

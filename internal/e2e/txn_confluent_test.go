@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/needs"
 )
 
 // runConfluent runs a confluent-kafka (librdkafka) script with
@@ -23,7 +24,7 @@ import (
 func runConfluent(t *testing.T, timeout time.Duration, script string, out any, args ...string) {
 	t.Helper()
 	if err := exec.Command(python, "-c", "import confluent_kafka").Run(); err != nil {
-		t.Fatal("confluent-kafka is required for this test: apt-get install python3-confluent-kafka")
+		needs.Missing(t, "confluent-kafka is not installed for "+python+": apt-get install python3-confluent-kafka")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

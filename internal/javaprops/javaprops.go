@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 )
 
 // Parse reads the java.util.Properties text format: '#' and '!'
@@ -127,12 +128,23 @@ func unescapeProperty(s string) (string, error) {
 			if i+5 > len(s) {
 				return "", fmt.Errorf("malformed \\uxxxx encoding in %q", s)
 			}
-			n, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			r, err := hex4(s[i+1 : i+5])
 			if err != nil {
 				return "", fmt.Errorf("malformed \\uxxxx encoding in %q: %w", s, err)
 			}
-			b.WriteRune(rune(n))
 			i += 4
+			// Java strings are UTF-16: a character outside the BMP is
+			// written as two escapes, a high and a low surrogate, which
+			// together are one rune.
+			if utf16.IsSurrogate(r) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if lo, err := hex4(s[i+3 : i+7]); err == nil {
+					if pair := utf16.DecodeRune(r, lo); pair != unicode.ReplacementChar {
+						r = pair
+						i += 6
+					}
+				}
+			}
+			b.WriteRune(r)
 		default:
 			b.WriteByte(s[i])
 		}
@@ -140,8 +152,41 @@ func unescapeProperty(s string) (string, error) {
 	return b.String(), nil
 }
 
-// Escape escapes a value the way Properties.store writes it.
+// hex4 decodes the four hex digits of a \uXXXX escape.
+func hex4(s string) (rune, error) {
+	n, err := strconv.ParseUint(s, 16, 16)
+	return rune(n), err
+}
+
+// Escape escapes a value the way Properties.store writes it: backslash,
+// the control characters \t \n \r \f, and = : # ! escaped, and a
+// leading space escaped so that reading the value back keeps it (the
+// reader skips the whitespace before a value).
 func Escape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "\f", `\f`, "=", `\=`, ":", `\:`, "#", `\#`, "!", `\!`)
-	return r.Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '=', ':', '#', '!':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case ' ':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -26,8 +26,38 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestSurrogatePairs: a character outside the BMP, which Java's
+// Properties.store writes as two \u escapes (UTF-16 surrogates), reads as
+// one rune; a lone surrogate (not valid UTF-16) reads as U+FFFD.
+func TestSurrogatePairs(t *testing.T) {
+	for in, want := range map[string]string{
+		`k=\uD83D\uDE00`:       "\U0001F600",
+		`k=a\uD83D\uDE00b`:     "a\U0001F600b",
+		`k=\ud83d\ude00\u00e9`: "\U0001F600é",
+		`k=\uD83Dx`:            "\uFFFDx",
+		`k=\uDE00\uD83D`:       "\uFFFD\uFFFD",
+		`k=\uD83D\u0041`:       "\uFFFDA",
+	} {
+		got, err := Parse(strings.NewReader(in + "\n"))
+		if err != nil || got["k"] != want {
+			t.Errorf("Parse(%s) = %q, %v; want %q", in, got["k"], err, want)
+		}
+	}
+}
+
+// TestEscapeLeadingSpace: a value that starts with spaces keeps them
+// through Escape and Parse, as Properties.store escapes the first one.
+func TestEscapeLeadingSpace(t *testing.T) {
+	if got := Escape("  two"); got != `\  two` {
+		t.Errorf("Escape = %q, want %q", got, `\  two`)
+	}
+	if got := Escape("a b"); got != "a b" {
+		t.Errorf("Escape(inner space) = %q", got)
+	}
+}
+
 func TestEscapeRoundTrip(t *testing.T) {
-	for _, v := range []string{"plain", "a=b:c#d!e", "back\\slash", "tab\there"} {
+	for _, v := range []string{"plain", "a=b:c#d!e", "back\\slash", "tab\there", " lead", "   three", "\tlead tab", "end ", "\U0001F600"} {
 		got, err := Parse(strings.NewReader("k=" + Escape(v) + "\n"))
 		if err != nil || got["k"] != v {
 			t.Errorf("round trip of %q: %q %v", v, got["k"], err)

@@ -1,16 +1,23 @@
 // Package promtext reads what tests need of Prometheus text: samples of
-// the exposition format (a broker's /metrics) and the metric names a
-// PromQL expression uses (a dashboard's queries). It is test support, not
-// a full parser: no exemplars, no native histograms, and PromQL is only
-// tokenized, not type-checked.
+// the exposition format (a broker's /metrics), parsed by Prometheus's own
+// expfmt and flattened to the lines an operator reads, with lookups by
+// name and labels; and the metric names a PromQL expression uses (a
+// dashboard's queries). The PromQL part is hand code: Prometheus's PromQL
+// parser lives in the prometheus/prometheus module, a dependency too large
+// for a test helper; it is only tokenized, not type-checked.
 package promtext
 
 import (
-	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"math"
+	"slices"
 	"strconv"
-	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Sample is one exposition line.
@@ -20,89 +27,78 @@ type Sample struct {
 	Value  float64
 }
 
-// Parse reads the samples of a text exposition, skipping comments.
+// Parse reads the samples of a text exposition with the Prometheus text
+// parser (expfmt), flattened to one Sample a line as the exposition shows
+// them: a histogram's <name>_bucket{le=...}, _sum and _count, a summary's
+// <name>{quantile=...}, _sum and _count. Samples come sorted by metric
+// family, in the family's order.
 func Parse(r io.Reader) ([]Sample, error) {
-	var out []Sample
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		s, err := parseLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("promtext: line %d %q: %w", n, line, err)
-		}
-		out = append(out, s)
-	}
-	return out, sc.Err()
-}
-
-func parseLine(line string) (Sample, error) {
-	s := Sample{Labels: map[string]string{}}
-	i := strings.IndexAny(line, "{ ")
-	if i <= 0 {
-		return s, fmt.Errorf("no value")
-	}
-	s.Name = line[:i]
-	rest := line[i:]
-	if rest[0] == '{' {
-		end, err := parseLabels(rest, s.Labels)
-		if err != nil {
-			return s, err
-		}
-		rest = rest[end:]
-	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return s, fmt.Errorf("no value")
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(r)
 	if err != nil {
-		return s, err
+		return nil, fmt.Errorf("promtext: %w", err)
 	}
-	s.Value = v
-	return s, nil
+	var out []Sample
+	for _, name := range slices.Sorted(maps.Keys(fams)) {
+		for _, m := range fams[name].GetMetric() {
+			out = append(out, flatten(name, m)...)
+		}
+	}
+	return out, nil
 }
 
-// parseLabels reads {a="x",b="y"} at the start of s into into and returns
-// the index after the closing brace.
-func parseLabels(s string, into map[string]string) (int, error) {
-	i := 1
-	for {
-		for i < len(s) && (s[i] == ',' || s[i] == ' ') {
-			i++
+// flatten is one metric's exposition lines.
+func flatten(name string, m *dto.Metric) []Sample {
+	labels := func(extra ...string) map[string]string {
+		l := map[string]string{}
+		for _, p := range m.GetLabel() {
+			l[p.GetName()] = p.GetValue()
 		}
-		if i < len(s) && s[i] == '}' {
-			return i + 1, nil
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
 		}
-		eq := strings.IndexByte(s[i:], '=')
-		if eq < 0 || i+eq+1 >= len(s) || s[i+eq+1] != '"' {
-			return 0, fmt.Errorf("bad label at %d", i)
-		}
-		name := s[i : i+eq]
-		i += eq + 2
-		var val strings.Builder
-		for ; i < len(s) && s[i] != '"'; i++ {
-			if s[i] == '\\' && i+1 < len(s) {
-				i++
-				switch s[i] {
-				case 'n':
-					val.WriteByte('\n')
-				default:
-					val.WriteByte(s[i])
-				}
-				continue
-			}
-			val.WriteByte(s[i])
-		}
-		if i >= len(s) {
-			return 0, fmt.Errorf("unterminated label value")
-		}
-		into[name] = val.String()
-		i++
+		return l
 	}
+	switch {
+	case m.Counter != nil:
+		return []Sample{{Name: name, Labels: labels(), Value: m.GetCounter().GetValue()}}
+	case m.Gauge != nil:
+		return []Sample{{Name: name, Labels: labels(), Value: m.GetGauge().GetValue()}}
+	case m.Summary != nil:
+		var out []Sample
+		for _, q := range m.GetSummary().GetQuantile() {
+			out = append(out, Sample{Name: name, Labels: labels("quantile", formatFloat(q.GetQuantile())), Value: q.GetValue()})
+		}
+		return append(out,
+			Sample{Name: name + "_sum", Labels: labels(), Value: m.GetSummary().GetSampleSum()},
+			Sample{Name: name + "_count", Labels: labels(), Value: float64(m.GetSummary().GetSampleCount())})
+	case m.Histogram != nil:
+		var out []Sample
+		inf := false
+		for _, b := range m.GetHistogram().GetBucket() {
+			inf = inf || math.IsInf(b.GetUpperBound(), 1)
+			out = append(out, Sample{Name: name + "_bucket", Labels: labels("le", formatFloat(b.GetUpperBound())), Value: float64(b.GetCumulativeCount())})
+		}
+		count := float64(m.GetHistogram().GetSampleCount())
+		if !inf {
+			out = append(out, Sample{Name: name + "_bucket", Labels: labels("le", "+Inf"), Value: count})
+		}
+		return append(out,
+			Sample{Name: name + "_sum", Labels: labels(), Value: m.GetHistogram().GetSampleSum()},
+			Sample{Name: name + "_count", Labels: labels(), Value: count})
+	}
+	return []Sample{{Name: name, Labels: labels(), Value: m.GetUntyped().GetValue()}}
+}
+
+// formatFloat writes a bound or quantile as the exposition does.
+func formatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // Find returns the samples named name whose labels include every pair of

@@ -33,7 +33,7 @@ h_bucket{le="+Inf"} 7
 	if s := Sum(got, "x_total", nil); s != 4.5 {
 		t.Fatalf("sum %v", s)
 	}
-	if y := got[2]; y.Labels["quote"] != `a"b` || y.Labels["nl"] != "l\nm" || y.Value != -2 {
+	if y := Find(got, "y", nil); len(y) != 1 || y[0].Labels["quote"] != `a"b` || y[0].Labels["nl"] != "l\nm" || y[0].Value != -2 {
 		t.Fatalf("escapes %+v", y)
 	}
 	if _, err := Parse(strings.NewReader("x{a=1} 2\n")); err == nil {

@@ -16,12 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
-
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/internal/testing/needs"
+	"kafgo/internal/testwait"
 )
 
 // Options shapes a test cluster.
@@ -119,6 +120,7 @@ func Binary(t testing.TB) string {
 // and a controller is elected.
 func Start(t testing.TB, opt Options) *Cluster {
 	t.Helper()
+	needs.E2E(t)
 	if opt.Brokers <= 0 {
 		opt.Brokers = 1
 	}

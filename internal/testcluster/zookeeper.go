@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"kafgo/internal/testing/needs"
 )
 
 // Where Debian's zookeeper package (3.8) puts things. The server jar's
@@ -50,13 +52,14 @@ type ZooKeeper struct {
 }
 
 // StartZooKeeper starts a server and waits until it serves requests. If
-// ZooKeeper or Java is not installed the test fails (never skips) with a
-// message saying what to install.
+// ZooKeeper or Java is not installed the test is skipped with a message
+// saying what to install, or fails when tools are required (make test; see
+// package needs).
 func StartZooKeeper(t testing.TB) *ZooKeeper {
 	t.Helper()
 	java, err := zkPrerequisites()
 	if err != nil {
-		t.Fatalf("testcluster: %v", err)
+		needs.Missing(t, err.Error())
 	}
 	z := &ZooKeeper{t: t, dir: t.TempDir()}
 	z.cfgPath = filepath.Join(z.dir, "zoo.cfg")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kafgo/internal/testcerts"
+	"kafgo/internal/testing/needs"
 )
 
 func getter(m map[string]string) Getter {
@@ -57,13 +58,14 @@ func TestKeyPairOpenSSL(t *testing.T) {
 	if err := os.WriteFile(plain, leaf.KeyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	openssl := needs.Tool(t, "openssl", "apt-get install openssl")
 	for _, args := range [][]string{
 		{"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA256"},
 		{"-v2", "aes-128-cbc", "-v2prf", "hmacWithSHA1"},
 		{"-v2", "des3"},
 	} {
 		out := filepath.Join(dir, "enc.pem")
-		cmd := exec.Command("openssl", append([]string{"pkcs8", "-topk8", "-in", plain, "-out", out, "-passout", "pass:pw"}, args...)...)
+		cmd := exec.Command(openssl, append([]string{"pkcs8", "-topk8", "-in", plain, "-out", out, "-passout", "pass:pw"}, args...)...)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("openssl %v: %v\n%s", args, err, b)
 		}
@@ -243,8 +245,12 @@ func TestServerReload(t *testing.T) {
 	if srv.Reload(false) || srv.Current().Certificates[0].Leaf.SerialNumber.Cmp(first) != 0 {
 		t.Fatal("broken file replaced the certificate")
 	}
-	time.Sleep(10 * time.Millisecond) // a distinct modification time
 	if err := next.WriteKeystore(f.Keystore, f.KeyPassword); err != nil {
+		t.Fatal(err)
+	}
+	// A distinct modification time, whatever the file system's resolution.
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(f.Keystore, later, later); err != nil {
 		t.Fatal(err)
 	}
 	if !srv.Reload(false) || srv.Current().Certificates[0].Leaf.SerialNumber.Cmp(next.Cert.SerialNumber) != 0 {

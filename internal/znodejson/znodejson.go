@@ -1,9 +1,9 @@
 // Package znodejson reads and writes JSON the way Kafka's znodes hold it
 // (Jackson on the Java side): compact, without encoding/json's HTML
 // escaping ("<default>" stays "<default>"), and with string values that a
-// hand-written znode may give as numbers. Both the broker's znode schemas
-// (broker/meta/znode) and the client tools' config znodes
-// (internal/configznode) use it.
+// hand-written znode may give as numbers. The broker's znode schemas
+// (broker/meta/znode) and dynamic config znodes (broker/meta/dynconfig)
+// use it.
 package znodejson
 
 import (

@@ -1,8 +1,11 @@
 // Package offsetsrec encodes and decodes the records of Kafka's internal
 // __consumer_offsets topic, byte for byte as Kafka's GroupMetadataManager
 // writes them, so a kafgo log reads like a Kafka one (and the other way
-// round). It depends on nothing but the standard library, so offline tools
-// (dump-log-segments) can use it without pulling in the broker.
+// round). The bytes are franz-go's kmsg types (OffsetCommitKey/Value,
+// GroupMetadataKey/Value), generated from Kafka's own JSON schemas; this
+// package holds the versions kafgo reads and writes, the -1 defaults of
+// fields a version lacks, and a strict reading (below). It does not import
+// the broker, so offline tools (dump-log-segments) can use it.
 //
 // Both key and value start with an int16 schema version. Fields use Kafka's
 // classic (non-flexible) struct encoding, big-endian:
@@ -54,5 +57,7 @@
 // group (KIP-211) survive a coordinator move.
 //
 // Decoders check every length against the bytes that remain before they
-// allocate, never panic, and reject trailing bytes.
+// allocate (kmsg does), never panic, and accept only a record that is
+// exactly the encoding of what it decodes to: trailing bytes, or a null
+// where the schema has none, are malformed.
 package offsetsrec

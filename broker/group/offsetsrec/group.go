@@ -1,6 +1,11 @@
 package offsetsrec
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // Group metadata value versions.
 const (
@@ -35,60 +40,38 @@ type MemberValue struct {
 	Assignment       []byte
 }
 
-// minMemberSize is the smallest encoded member of each version, for the
-// array bound check: empty strings and bytes, fixed fields.
-func minMemberSize(version int16) int {
-	n := 2 + 2 + 2 + 4 + 4 + 4 // ids, session timeout, subscription, assignment
-	if version >= GroupV1 {
-		n += 4
-	}
-	if version >= GroupV3 {
-		n += 2
-	}
-	return n
-}
-
 // ParseGroupValue decodes a group metadata value (not a tombstone).
 func ParseGroupValue(b []byte) (GroupValue, error) {
-	r := reader{b: b, what: "group metadata value"}
-	g := GroupValue{Version: r.int16("version"), CurrentStateTimestamp: -1}
-	if r.err != nil {
-		return g, r.err
+	ver, err := version("group metadata value", b)
+	if err != nil {
+		return GroupValue{CurrentStateTimestamp: -1}, err
 	}
-	if g.Version < GroupV0 || g.Version > GroupV3 {
-		return g, fmt.Errorf("%w: group metadata value version %d", ErrUnknownVersion, g.Version)
+	g := GroupValue{Version: ver, CurrentStateTimestamp: -1}
+	if ver < GroupV0 || ver > GroupV3 {
+		return g, fmt.Errorf("%w: group metadata value version %d", ErrUnknownVersion, ver)
 	}
-	g.ProtocolType = r.string("protocol_type")
-	g.Generation = r.int32("generation")
-	g.Protocol = r.nullableString("protocol")
-	g.Leader = r.nullableString("leader")
-	if g.Version >= GroupV2 {
-		g.CurrentStateTimestamp = r.int64("current_state_timestamp")
+	k := kmsg.NewGroupMetadataValue()
+	if err := decodeExact("group metadata value", b, &k); err != nil {
+		return g, err
 	}
-	n := r.arrayLen("members", minMemberSize(g.Version))
-	if n > 0 {
-		g.Members = make([]MemberValue, 0, n)
+	g.ProtocolType, g.Generation, g.Protocol, g.Leader = k.ProtocolType, k.Generation, k.Protocol, k.Leader
+	if ver >= GroupV2 {
+		g.CurrentStateTimestamp = k.CurrentStateTimestamp
 	}
-	for i := 0; i < n && r.err == nil; i++ {
-		var m MemberValue
-		m.MemberID = r.string("member_id")
-		if g.Version >= GroupV3 {
-			m.GroupInstanceID = r.nullableString("group_instance_id")
+	if len(k.Members) > 0 {
+		g.Members = make([]MemberValue, 0, len(k.Members))
+	}
+	for _, km := range k.Members {
+		m := MemberValue{MemberID: km.MemberID, GroupInstanceID: km.InstanceID, ClientID: km.ClientID, ClientHost: km.ClientHost,
+			RebalanceTimeout: km.RebalanceTimeoutMillis, SessionTimeout: km.SessionTimeoutMillis,
+			// Copied: kmsg's bytes alias the log buffer.
+			Subscription: bytes.Clone(km.Subscription), Assignment: bytes.Clone(km.Assignment)}
+		if ver == GroupV0 {
+			m.RebalanceTimeout = m.SessionTimeout // v0 has none: Kafka's rule
 		}
-		m.ClientID = r.string("client_id")
-		m.ClientHost = r.string("client_host")
-		if g.Version >= GroupV1 {
-			m.RebalanceTimeout = r.int32("rebalance_timeout")
-		}
-		m.SessionTimeout = r.int32("session_timeout")
-		if g.Version == GroupV0 {
-			m.RebalanceTimeout = m.SessionTimeout
-		}
-		m.Subscription = r.bytes("subscription")
-		m.Assignment = r.bytes("assignment")
 		g.Members = append(g.Members, m)
 	}
-	return g, r.done()
+	return g, nil
 }
 
 // AppendTo appends the encoded value at g.Version; fields the version lacks
@@ -97,32 +80,29 @@ func (g GroupValue) AppendTo(dst []byte) ([]byte, error) {
 	if g.Version < GroupV0 || g.Version > GroupV3 {
 		return dst, fmt.Errorf("%w: group metadata value version %d", ErrUnknownVersion, g.Version)
 	}
-	w := writer{b: appendInt16(dst, g.Version)}
-	w.string("protocol_type", g.ProtocolType)
-	w.b = appendInt32(w.b, g.Generation)
-	w.nullableString("protocol", g.Protocol)
-	w.nullableString("leader", g.Leader)
-	if g.Version >= GroupV2 {
-		w.b = appendInt64(w.b, g.CurrentStateTimestamp)
+	if err := stringsFit(field("protocol_type", &g.ProtocolType), field("protocol", g.Protocol), field("leader", g.Leader)); err != nil {
+		return dst, err
 	}
-	w.b = appendInt32(w.b, int32(len(g.Members)))
+	k := kmsg.NewGroupMetadataValue()
+	k.Version, k.ProtocolType, k.Generation, k.Protocol, k.Leader = g.Version, g.ProtocolType, g.Generation, g.Protocol, g.Leader
+	k.CurrentStateTimestamp = g.CurrentStateTimestamp
 	for i := range g.Members {
 		m := &g.Members[i]
-		w.string("member_id", m.MemberID)
-		if g.Version >= GroupV3 {
-			w.nullableString("group_instance_id", m.GroupInstanceID)
+		if err := stringsFit(field("member_id", &m.MemberID), field("group_instance_id", m.GroupInstanceID),
+			field("client_id", &m.ClientID), field("client_host", &m.ClientHost)); err != nil {
+			return dst, err
 		}
-		w.string("client_id", m.ClientID)
-		w.string("client_host", m.ClientHost)
-		if g.Version >= GroupV1 {
-			w.b = appendInt32(w.b, m.RebalanceTimeout)
+		if err := bytesFit("subscription", m.Subscription); err != nil {
+			return dst, err
 		}
-		w.b = appendInt32(w.b, m.SessionTimeout)
-		w.bytes("subscription", m.Subscription)
-		w.bytes("assignment", m.Assignment)
+		if err := bytesFit("assignment", m.Assignment); err != nil {
+			return dst, err
+		}
+		km := kmsg.NewGroupMetadataValueMember()
+		km.MemberID, km.InstanceID, km.ClientID, km.ClientHost = m.MemberID, m.GroupInstanceID, m.ClientID, m.ClientHost
+		km.RebalanceTimeoutMillis, km.SessionTimeoutMillis = m.RebalanceTimeout, m.SessionTimeout
+		km.Subscription, km.Assignment = m.Subscription, m.Assignment
+		k.Members = append(k.Members, km)
 	}
-	if w.err != nil {
-		return dst, w.err
-	}
-	return w.b, nil
+	return k.AppendTo(dst), nil
 }

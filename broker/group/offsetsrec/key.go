@@ -1,6 +1,10 @@
 package offsetsrec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // Key versions.
 const (
@@ -32,41 +36,37 @@ func GroupKey(group string) Key { return Key{Version: KeyGroup, Group: group} }
 
 // ParseKey decodes a record key.
 func ParseKey(b []byte) (Key, error) {
-	r := reader{b: b, what: "key"}
-	k := Key{Version: r.int16("version")}
-	if r.err != nil {
-		return k, r.err
+	v, err := version("key", b)
+	if err != nil {
+		return Key{}, err
 	}
-	switch k.Version {
+	switch v {
 	case KeyOffsetV0, KeyOffsetV1:
-		r.what = "offset commit key"
-		k.Group = r.string("group")
-		k.Topic = r.string("topic")
-		k.Partition = r.int32("partition")
+		var k kmsg.OffsetCommitKey
+		if err := decodeExact("offset commit key", b, &k); err != nil {
+			return Key{Version: v}, err
+		}
+		return Key{Version: v, Group: k.Group, Topic: k.Topic, Partition: k.Partition}, nil
 	case KeyGroup:
-		r.what = "group metadata key"
-		k.Group = r.string("group")
-	default:
-		return k, fmt.Errorf("%w: key version %d", ErrUnknownVersion, k.Version)
+		var k kmsg.GroupMetadataKey
+		if err := decodeExact("group metadata key", b, &k); err != nil {
+			return Key{Version: v}, err
+		}
+		return Key{Version: v, Group: k.Group}, nil
 	}
-	return k, r.done()
+	return Key{Version: v}, fmt.Errorf("%w: key version %d", ErrUnknownVersion, v)
 }
 
 // AppendTo appends the encoded key.
 func (k Key) AppendTo(dst []byte) ([]byte, error) {
-	w := writer{b: appendInt16(dst, k.Version)}
+	if err := stringsFit(field("group", &k.Group), field("topic", &k.Topic)); err != nil {
+		return dst, err
+	}
 	switch k.Version {
 	case KeyOffsetV0, KeyOffsetV1:
-		w.string("group", k.Group)
-		w.string("topic", k.Topic)
-		w.b = appendInt32(w.b, k.Partition)
+		return (&kmsg.OffsetCommitKey{Version: k.Version, Group: k.Group, Topic: k.Topic, Partition: k.Partition}).AppendTo(dst), nil
 	case KeyGroup:
-		w.string("group", k.Group)
-	default:
-		return dst, fmt.Errorf("%w: key version %d", ErrUnknownVersion, k.Version)
+		return (&kmsg.GroupMetadataKey{Version: k.Version, Group: k.Group}).AppendTo(dst), nil
 	}
-	if w.err != nil {
-		return dst, w.err
-	}
-	return w.b, nil
+	return dst, fmt.Errorf("%w: key version %d", ErrUnknownVersion, k.Version)
 }

@@ -1,6 +1,10 @@
 package offsetsrec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // Offset commit value versions.
 const (
@@ -24,24 +28,26 @@ type OffsetValue struct {
 // ParseOffsetValue decodes an offset commit value (not a tombstone: the
 // caller checks for a null value first).
 func ParseOffsetValue(b []byte) (OffsetValue, error) {
-	r := reader{b: b, what: "offset commit value"}
-	v := OffsetValue{Version: r.int16("version"), LeaderEpoch: -1, ExpireTimestamp: -1}
-	if r.err != nil {
-		return v, r.err
+	ver, err := version("offset commit value", b)
+	if err != nil {
+		return OffsetValue{LeaderEpoch: -1, ExpireTimestamp: -1}, err
 	}
-	if v.Version < OffsetV0 || v.Version > OffsetV3 {
-		return v, fmt.Errorf("%w: offset commit value version %d", ErrUnknownVersion, v.Version)
+	v := OffsetValue{Version: ver, LeaderEpoch: -1, ExpireTimestamp: -1}
+	if ver < OffsetV0 || ver > OffsetV3 {
+		return v, fmt.Errorf("%w: offset commit value version %d", ErrUnknownVersion, ver)
 	}
-	v.Offset = r.int64("offset")
-	if v.Version == OffsetV3 {
-		v.LeaderEpoch = r.int32("leader_epoch")
+	var k kmsg.OffsetCommitValue
+	if err := decodeExact("offset commit value", b, &k); err != nil {
+		return v, err
 	}
-	v.Metadata = r.string("metadata")
-	v.CommitTimestamp = r.int64("commit_timestamp")
-	if v.Version == OffsetV1 {
-		v.ExpireTimestamp = r.int64("expire_timestamp")
+	v.Offset, v.Metadata, v.CommitTimestamp = k.Offset, k.Metadata, k.CommitTimestamp
+	if ver == OffsetV3 {
+		v.LeaderEpoch = k.LeaderEpoch
 	}
-	return v, r.done()
+	if ver == OffsetV1 {
+		v.ExpireTimestamp = k.ExpireTimestamp
+	}
+	return v, nil
 }
 
 // AppendTo appends the encoded value at v.Version.
@@ -49,18 +55,10 @@ func (v OffsetValue) AppendTo(dst []byte) ([]byte, error) {
 	if v.Version < OffsetV0 || v.Version > OffsetV3 {
 		return dst, fmt.Errorf("%w: offset commit value version %d", ErrUnknownVersion, v.Version)
 	}
-	w := writer{b: appendInt16(dst, v.Version)}
-	w.b = appendInt64(w.b, v.Offset)
-	if v.Version == OffsetV3 {
-		w.b = appendInt32(w.b, v.LeaderEpoch)
+	if err := stringsFit(field("metadata", &v.Metadata)); err != nil {
+		return dst, err
 	}
-	w.string("metadata", v.Metadata)
-	w.b = appendInt64(w.b, v.CommitTimestamp)
-	if v.Version == OffsetV1 {
-		w.b = appendInt64(w.b, v.ExpireTimestamp)
-	}
-	if w.err != nil {
-		return dst, w.err
-	}
-	return w.b, nil
+	k := kmsg.OffsetCommitValue{Version: v.Version, Offset: v.Offset, LeaderEpoch: v.LeaderEpoch,
+		Metadata: v.Metadata, CommitTimestamp: v.CommitTimestamp, ExpireTimestamp: v.ExpireTimestamp}
+	return k.AppendTo(dst), nil
 }

@@ -3,7 +3,7 @@ package znode
 import (
 	"strconv"
 
-	"kafgo/internal/configznode"
+	"kafgo/broker/meta/dynconfig"
 )
 
 // Fixed znode paths of Kafka 2.x (kafka.zk.ZkData).
@@ -20,8 +20,6 @@ const (
 	DeleteTopicsPath             = "/admin/delete_topics"
 	ReassignPartitionsPath       = "/admin/reassign_partitions"
 	PreferredReplicaElectionPath = "/admin/preferred_replica_election"
-	ConfigPath                   = configznode.Root
-	ConfigChangesPath            = configznode.ChangesPath
 	IsrChangeNotificationPath    = "/isr_change_notification"
 	LatestProducerIDBlockPath    = "/latest_producer_id_block"
 	LogDirEventNotificationPath  = "/log_dir_event_notification"
@@ -30,19 +28,8 @@ const (
 
 // Name prefixes of the persistent-sequential notification children.
 const (
-	ConfigChangePrefix = configznode.ChangePrefix
-	IsrChangePrefix    = "isr_change_"
-	LogDirEventPrefix  = "log_dir_event_"
-)
-
-// Config entity types, the second component of /config/<type>/<name>, and
-// the entity name of the cluster-wide broker default.
-const (
-	ConfigTypeTopic     = configznode.Topics
-	ConfigTypeClient    = configznode.Clients
-	ConfigTypeUser      = configznode.Users
-	ConfigTypeBroker    = configznode.Brokers
-	DefaultBrokerEntity = configznode.DefaultEntity
+	IsrChangePrefix   = "isr_change_"
+	LogDirEventPrefix = "log_dir_event_"
 )
 
 // PersistentPaths are the znodes a Kafka 2.x broker creates at start-up if
@@ -51,16 +38,16 @@ var PersistentPaths = []string{
 	ConsumersPath,
 	BrokerIDsPath,
 	BrokerTopicsPath,
-	ConfigChangesPath,
+	dynconfig.ChangesPath,
 	DeleteTopicsPath,
 	BrokerSeqIDPath,
 	IsrChangeNotificationPath,
 	LatestProducerIDBlockPath,
 	LogDirEventNotificationPath,
-	ConfigPath + "/" + ConfigTypeTopic,
-	ConfigPath + "/" + ConfigTypeClient,
-	ConfigPath + "/" + ConfigTypeUser,
-	ConfigPath + "/" + ConfigTypeBroker,
+	dynconfig.Root + "/" + dynconfig.Topics,
+	dynconfig.Root + "/" + dynconfig.Clients,
+	dynconfig.Root + "/" + dynconfig.Users,
+	dynconfig.Root + "/" + dynconfig.Brokers,
 }
 
 // BrokerIDPath is /brokers/ids/<id>, a broker's ephemeral registration.
@@ -84,22 +71,6 @@ func PartitionStatePath(topic string, partition int32) string {
 
 // DeleteTopicPath is /admin/delete_topics/<topic>, the deletion request.
 func DeleteTopicPath(topic string) string { return DeleteTopicsPath + "/" + topic }
-
-// EntityConfigPath is /config/<entityType>/<entity>.
-func EntityConfigPath(entityType, entity string) string {
-	return configznode.Path(entityType, entity)
-}
-
-// TopicConfigPath is /config/topics/<topic>.
-func TopicConfigPath(topic string) string { return EntityConfigPath(ConfigTypeTopic, topic) }
-
-// BrokerConfigPath is /config/brokers/<id>, or /config/brokers/<default>
-// for DefaultBrokerEntity.
-func BrokerConfigPath(broker string) string { return EntityConfigPath(ConfigTypeBroker, broker) }
-
-// ConfigChangeSeqPath is the path to Create with PersistentSequential for a
-// config change notification; the store appends the 10-digit counter.
-func ConfigChangeSeqPath() string { return configznode.ChangeSeqPath() }
 
 // IsrChangeSeqPath is the PersistentSequential create path for an ISR
 // change notification.

@@ -8,6 +8,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/meta"
 )
 
@@ -65,7 +68,7 @@ func ParseProducerIDBlock(data []byte) (ProducerIDBlock, error) {
 
 // ErrProducerIDsExhausted means no block of ProducerIDBlockSize fits below
 // math.MaxInt64 any more.
-var ErrProducerIDsExhausted = errors.New("znode: producer ids exhausted")
+var ErrProducerIDsExhausted = kafkaerr.Sentinel(kerr.UnknownServerError, "znode: producer ids exhausted")
 
 // maxAllocateAttempts bounds the compare-and-set loop; each failed attempt
 // means another broker got a block, so this many in a row is pathological.

@@ -1,7 +1,6 @@
 package vfs
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +8,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"kafgo/broker/kafkaerr"
 )
 
 // OpKind is a kind of file-system operation an Injector may fail.
@@ -66,7 +69,7 @@ func (f InjectorFunc) MaybeError(op Op) error { return f(op) }
 
 // ErrInjected is wrapped by every error an injector of this package returns
 // (errors.Is also sees the errno it carries, EIO by default).
-var ErrInjected = errors.New("vfs: injected error")
+var ErrInjected = kafkaerr.Sentinel(kerr.KafkaStorageError, "vfs: injected error")
 
 // InjectedError is the error a Counter returns: the errno of the failure
 // (EIO, ENOSPC...) and the operation it failed.

@@ -1,8 +1,11 @@
 // Package txnrec encodes and decodes the records of Kafka's internal
 // __transaction_state topic byte for byte as Kafka's TransactionLog writes
 // them (TransactionLogKey.json, TransactionLogValue.json), so a kafgo log
-// reads like a Kafka one and Kafka's tools decode it. Like offsetsrec it
-// depends on nothing of the broker, so offline tools can use it.
+// reads like a Kafka one and Kafka's tools decode it. The bytes are
+// franz-go's kmsg types (TxnMetadataKey, TxnMetadataValue), generated from
+// those schemas; this package holds the versions, the state rules and a
+// strict reading. Like offsetsrec it depends on nothing of the broker, so
+// offline tools can use it.
 //
 // Key and value both start with an int16 schema version; the fields use
 // Kafka's classic (non-flexible) encoding, big-endian: STRING is an int16

@@ -2,21 +2,22 @@ package txnrec
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"kafgo/broker/kafkaerr"
 	"kafgo/broker/partid"
 )
 
 // ErrMalformed reports bytes that are not a record of the schema.
-var ErrMalformed = errors.New("txnrec: malformed record")
+var ErrMalformed = kafkaerr.Sentinel(kerr.UnknownServerError, "txnrec: malformed record")
 
 // ErrUnknownVersion reports a schema version this package does not read.
-var ErrUnknownVersion = errors.New("txnrec: unknown schema version")
+var ErrUnknownVersion = kafkaerr.Sentinel(kerr.UnknownServerError, "txnrec: unknown schema version")
 
 // KeyVersion is the only key version.
 const KeyVersion int16 = 0
@@ -42,9 +43,7 @@ func AppendKey(dst []byte, transactionalID string) ([]byte, error) {
 	if len(transactionalID) > math.MaxInt16 {
 		return dst, fmt.Errorf("txnrec: transactional id of %d bytes exceeds the int16 length limit", len(transactionalID))
 	}
-	dst = binary.BigEndian.AppendUint16(dst, uint16(KeyVersion))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(transactionalID)))
-	return append(dst, transactionalID...), nil
+	return (&kmsg.TxnMetadataKey{Version: KeyVersion, TransactionalID: transactionalID}).AppendTo(dst), nil
 }
 
 // ParseKey decodes a key to its transactional id.
@@ -55,14 +54,14 @@ func ParseKey(b []byte) (string, error) {
 	if v := int16(binary.BigEndian.Uint16(b)); v != KeyVersion {
 		return "", fmt.Errorf("%w: key version %d", ErrUnknownVersion, v)
 	}
-	if len(b) < 4 {
-		return "", fmt.Errorf("%w: key of %d bytes has no transactional id length", ErrMalformed, len(b))
+	var k kmsg.TxnMetadataKey
+	if err := k.ReadFrom(b); err != nil {
+		return "", fmt.Errorf("%w: key: %v", ErrMalformed, err)
 	}
-	n := int16(binary.BigEndian.Uint16(b[2:]))
-	if n < 0 || int(n) != len(b)-4 {
-		return "", fmt.Errorf("%w: transactional id length %d with %d bytes remaining", ErrMalformed, n, len(b)-4)
+	if n := len(k.AppendTo(nil)); n != len(b) {
+		return "", fmt.Errorf("%w: key: %d unexpected trailing bytes", ErrMalformed, len(b)-n)
 	}
-	return string(b[4:]), nil
+	return k.TransactionalID, nil
 }
 
 // AppendTo appends the value in version 0. An Empty state is written with

@@ -19,6 +19,13 @@ type Options struct {
 	Sizes      []int
 	Partitions []int32
 	Acks       []string
+	// Shapes are the client shapes: "sticky" (kgo's default partitioner
+	// and fetch sizes, the shape that flatters a broker most) and
+	// "spread" (records spread evenly over the partitions by the
+	// round-robin partitioner, as keyed records spread, the producer
+	// buffering 100,000 records; consumers fetching 50 MiB, 10 MiB a
+	// partition).
+	Shapes []string
 	// Cases, if set, keeps only the throughput cases whose name matches
 	// (e.g. "100B/p6/acks=all"); LatencyRates and Replication still run
 	// unless zeroed.
@@ -48,7 +55,7 @@ type Options struct {
 func Full() Options {
 	return Options{
 		Reps: 3, Records100: 1_000_000, Records1K: 250_000,
-		Sizes: []int{100, 1024}, Partitions: []int32{1, 6}, Acks: []string{"1", "all"},
+		Sizes: []int{100, 1024}, Partitions: []int32{1, 6}, Acks: []string{"1", "all"}, Shapes: []string{"sticky", "spread"},
 		LatencyRates: []int{10_000, 100_000}, LatencyWarm: time.Second, LatencyDuration: 10 * time.Second,
 		ReplicationRecords: 1_000_000,
 	}
@@ -58,7 +65,7 @@ func Full() Options {
 func Smoke() Options {
 	return Options{
 		Reps: 1, Records100: 2000, Records1K: 500,
-		Sizes: []int{100, 1024}, Partitions: []int32{1, 6}, Acks: []string{"1", "all"},
+		Sizes: []int{100, 1024}, Partitions: []int32{1, 6}, Acks: []string{"1", "all"}, Shapes: []string{"sticky", "spread"},
 		LatencyRates: []int{2000}, LatencyWarm: 100 * time.Millisecond, LatencyDuration: 300 * time.Millisecond,
 		ReplicationRecords: 2000,
 	}
@@ -69,9 +76,12 @@ type tcase struct {
 	size  int
 	parts int32
 	acks  string
+	shape string
 }
 
-func (c tcase) name() string { return fmt.Sprintf("%dB/p%d/acks=%s", c.size, c.parts, c.acks) }
+func (c tcase) name() string {
+	return fmt.Sprintf("%dB/p%d/acks=%s/%s", c.size, c.parts, c.acks, c.shape)
+}
 
 // Report holds every measurement of a run.
 type Report struct {
@@ -100,12 +110,14 @@ func Run(t testing.TB, o Options) *Report {
 	}
 	r := &Report{opts: o, produce: map[string]map[string][]run{}, consume: map[string]map[string][]run{},
 		latency: map[int]map[string][]latencies{}, replication: map[string][]run{}}
-	for _, size := range o.Sizes {
-		for _, parts := range o.Partitions {
-			for _, acks := range o.Acks {
-				c := tcase{size, parts, acks}
-				if o.Cases == nil || o.Cases.MatchString(c.name()) {
-					r.cases = append(r.cases, c)
+	for _, shape := range o.Shapes {
+		for _, size := range o.Sizes {
+			for _, parts := range o.Partitions {
+				for _, acks := range o.Acks {
+					c := tcase{size, parts, acks, shape}
+					if o.Cases == nil || o.Cases.MatchString(c.name()) {
+						r.cases = append(r.cases, c)
+					}
 				}
 			}
 		}
@@ -139,13 +151,13 @@ func Run(t testing.TB, o Options) *Report {
 					cancel()
 					t.Fatal(err)
 				}
-				p, err := produce(rctx, tg.seeds, tg.pids, topic, n, c.size, c.acks)
+				p, err := produce(rctx, tg.seeds, tg.pids, topic, n, c.size, c.acks, c.shape)
 				if err != nil {
 					cancel()
 					t.Fatalf("%s %s: %v", tg.name, c.name(), err)
 				}
 				// The warm-up record is read back too.
-				cr, err := consume(rctx, tg.seeds, tg.pids, topic, n+1)
+				cr, err := consume(rctx, tg.seeds, tg.pids, topic, n+1, c.shape)
 				if err != nil {
 					cancel()
 					t.Fatalf("%s %s: %v", tg.name, c.name(), err)
@@ -213,7 +225,7 @@ func (r *Report) runReplication(t testing.TB, o Options, logf func(string, ...an
 				cancel()
 				t.Fatal(err)
 			}
-			p, err := produce(rctx, tg.seeds, tg.pids, topic, o.ReplicationRecords, 100, c.acks)
+			p, err := produce(rctx, tg.seeds, tg.pids, topic, o.ReplicationRecords, 100, c.acks, "sticky")
 			if err != nil {
 				cancel()
 				t.Fatalf("%s: %v", c.name, err)

@@ -159,13 +159,13 @@ func TestMedianRatiosPercentile(t *testing.T) {
 
 func TestMarkdownRendersEveryCase(t *testing.T) {
 	r := &Report{opts: Options{Reps: 1, LatencyRates: []int{10_000}}, targets: []string{"kafgo", "kfake"},
-		cases:   []tcase{{100, 6, "all"}},
-		produce: map[string]map[string][]run{"100B/p6/acks=all": {"kafgo": {{Records: 100, Elapsed: time.Second, CPU: 10 * time.Microsecond}}, "kfake": {{Records: 50, Elapsed: time.Second}}}},
+		cases:   []tcase{{100, 6, "all", "spread"}},
+		produce: map[string]map[string][]run{"100B/p6/acks=all/spread": {"kafgo": {{Records: 100, Elapsed: time.Second, CPU: 10 * time.Microsecond}}, "kfake": {{Records: 50, Elapsed: time.Second}}}},
 		consume: map[string]map[string][]run{},
 		latency: map[int]map[string][]latencies{10_000: {"kafgo": {{Sent: 2, Delays: []time.Duration{time.Millisecond, 2 * time.Millisecond}}}}},
 	}
 	md := r.Markdown()
-	for _, want := range []string{"| produce 100B/p6/acks=all | 100 | 50 | 2.00 | 0.10 | 0.00 |", "| 10k/s | kafgo | 1.00 | 2.00 | 2.00 | 2.00 |"} {
+	for _, want := range []string{"| produce 100B/p6/acks=all/spread | 100 | 50 | 2.00 | 0.10 | 0.00 |", "| 10k/s | kafgo | 1.00 | 2.00 | 2.00 | 2.00 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

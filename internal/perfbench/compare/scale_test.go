@@ -89,3 +89,57 @@ func TestScale(t *testing.T) {
 		}
 	}
 }
+
+var stormGroups = flag.Int("storm.groups", 0, "run TestGroupStorm with this many groups (0: a smoke run of 20)")
+
+// TestGroupStorm: groups of one member each, all joining at once (issue
+// 23 item 5); the time until every one is stable, kafgo and kfake.
+func TestGroupStorm(t *testing.T) {
+	n := *stormGroups
+	reps := 3
+	if n == 0 || testing.Short() {
+		n, reps = 20, 1
+	}
+	if os.Getenv("KAFGO_TEST_LOG_LEVEL") == "" {
+		t.Setenv("KAFGO_TEST_LOG_LEVEL", "warn")
+	}
+	res := GroupStorm(t, n, reps, *kafgoOnly, t.Logf)
+	for tg, ds := range res {
+		var secs []float64
+		for _, d := range ds {
+			secs = append(secs, d.Seconds())
+		}
+		t.Logf("%s: %d groups stable, median %.2f s", tg, n, median(secs))
+	}
+}
+
+var (
+	partsN        = flag.Int("partitions.n", 0, "TestPartitionScale: this many partitions (0: a smoke run of 200)")
+	partsBrokers  = flag.Int("partitions.brokers", 1, "TestPartitionScale: brokers (1: embedded store; more: ZooKeeper)")
+	partsRF       = flag.Int("partitions.rf", 1, "TestPartitionScale: replication factor")
+	partsPerTopic = flag.Int("partitions.per-topic", 100, "TestPartitionScale: partitions per topic")
+	partsOut      = flag.String("partitions.out", "", "also write the Markdown report to this file")
+)
+
+// TestPartitionScale: many partitions on one broker or a ZooKeeper
+// cluster (issue 23): creation, Metadata, a record to every partition,
+// memory and files, clean and kill -9 restarts, and with several brokers a
+// controller kill -9. Measured, not asserted.
+func TestPartitionScale(t *testing.T) {
+	o := PartitionOptions{Partitions: *partsN, PerTopic: *partsPerTopic, Brokers: *partsBrokers, RF: int16(*partsRF), Failover: *partsBrokers > 1}
+	if o.Partitions == 0 || testing.Short() {
+		o.Partitions, o.PerTopic = 200, 50
+	}
+	if os.Getenv("KAFGO_TEST_LOG_LEVEL") == "" {
+		t.Setenv("KAFGO_TEST_LOG_LEVEL", "warn")
+	}
+	o.Logf = t.Logf
+	r := RunPartitions(t, o)
+	md := r.Markdown()
+	fmt.Println(md)
+	if *partsOut != "" {
+		if err := os.WriteFile(*partsOut, []byte(md), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}

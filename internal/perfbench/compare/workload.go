@@ -31,12 +31,17 @@ func (r run) cpuPerRecord() float64 {
 // linger 5 ms, no compression; acks=1 without idempotence and with 5
 // requests in flight (the Java producer's default), acks=all idempotent
 // (kgo's default, which keeps up to 5 requests in flight too).
-func producerOpts(seeds []string, acks string) []kgo.Opt {
+// In the spread shape records go round-robin over the partitions (as keyed
+// records spread) and the producer may buffer 100,000 records.
+func producerOpts(seeds []string, acks, shape string) []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(seeds...),
 		kgo.ProducerBatchMaxBytes(16 << 10),
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
+	}
+	if shape == "spread" {
+		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.MaxBufferedRecords(100_000))
 	}
 	if acks == "1" {
 		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(5))
@@ -47,8 +52,8 @@ func producerOpts(seeds []string, acks string) []kgo.Opt {
 // produce writes n records of size bytes to topic and measures from the
 // first Produce to the last acknowledgement. One record is produced first,
 // untimed, so metadata, connections and the producer id are in place.
-func produce(ctx context.Context, seeds []string, pids []int, topic string, n, size int, acks string) (run, error) {
-	cl, err := kgo.NewClient(producerOpts(seeds, acks)...)
+func produce(ctx context.Context, seeds []string, pids []int, topic string, n, size int, acks, shape string) (run, error) {
+	cl, err := kgo.NewClient(producerOpts(seeds, acks, shape)...)
 	if err != nil {
 		return run{}, err
 	}
@@ -100,14 +105,18 @@ func produce(ctx context.Context, seeds []string, pids []int, topic string, n, s
 // consume reads want records from the start of topic with a fresh client
 // and no group, timed from the client's creation (metadata and offsets
 // included, the same on both sides) to the last record.
-func consume(ctx context.Context, seeds []string, pids []int, topic string, want int) (run, error) {
+func consume(ctx context.Context, seeds []string, pids []int, topic string, want int, shape string) (run, error) {
 	quiesce(pids, 5*time.Second)
 	cpu0, err := cpuOf(pids)
 	if err != nil {
 		return run{}, err
 	}
 	start := time.Now()
-	cl, err := newConsumer(seeds, topic)
+	opts := []kgo.Opt{}
+	if shape == "spread" {
+		opts = append(opts, kgo.FetchMaxBytes(50<<20), kgo.FetchMaxPartitionBytes(10<<20))
+	}
+	cl, err := newConsumer(seeds, topic, opts...)
 	if err != nil {
 		return run{}, err
 	}
@@ -135,13 +144,13 @@ func consume(ctx context.Context, seeds []string, pids []int, topic string, want
 
 // newConsumer reads topic from its start without a group, long-polling
 // with fetch.max.wait 500 ms as the Java consumer does.
-func newConsumer(seeds []string, topic string) (*kgo.Client, error) {
-	return kgo.NewClient(
+func newConsumer(seeds []string, topic string, extra ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(seeds...),
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(500*time.Millisecond),
-	)
+		kgo.FetchMaxWait(500 * time.Millisecond),
+	}, extra...)...)
 }
 
 // latencies is one end-to-end latency run: what was sent and the delays
