@@ -119,6 +119,12 @@
 //     is reported once on Manager.DirFailures (log_failure.go).
 //   - All file access goes through a vfs.FS (package vfs), so tests inject
 //     errors and power loss under the log.
+//   - Descriptors and mappings are bounded per process, not per segment
+//     (file_cache.go): index files keep no descriptor and are mapped on
+//     first use within a budget; .log and .txnindex files are opened on
+//     demand through a cache of open files (log.open.files.max). A
+//     FileRegion pins its descriptor until Release, so a send in flight
+//     never sees it closed.
 //   - The recovery point only covers fsynced data. It advances on Flush,
 //     flush.messages, flush.ms, and in the background after each roll.
 //   - On an unclean open every segment from the one holding the recovery
