@@ -46,6 +46,7 @@ type Broker struct {
 	store     meta.Store
 	clusterID string
 	logs      *storage.Manager
+	dirLocks  *storage.DirLocks // every log dir's .lock, held from start to stop
 	cache     *clusterview.Cache
 	replicas  *replica.Manager
 	ctl       *controller.Controller
@@ -115,6 +116,16 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	cfg := b.Config()
+	// Every log dir is locked before anything in it is read (the embedded
+	// store lives in the first one): a second process on a live dir stops
+	// here, before it can recover files the running broker has mapped.
+	// Process-wide, like the limit it divides (log.open.files.max).
+	storage.SetMaxOpenFiles(int(cfg.LogOpenFilesMax))
+	dirLocks, err := storage.LockLogDirs(cfg.LogDirs)
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	b.dirLocks = dirLocks
 	store, err := b.openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -161,6 +172,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		CleanerDedupeLoadFactor: cfg.LogCleanerIoBufferLoadFactor,
 		Logger:                  b.log,
 		OnFlush:                 b.metrics.ObserveFlush,
+		Locks:                   b.dirLocks,
 	})
 	if err != nil {
 		return err
@@ -264,6 +276,8 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.changes.Run(runCtx) }()
 	b.logs.Start(runCtx)
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); b.watchLogDirs(runCtx) }()
 	b.replicas.Start()
 	b.groups.Start()
 	b.wg.Add(1)
@@ -513,6 +527,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 			if err := b.store.Close(); err != nil {
 				errs = append(errs, err)
 			}
+		}
+		if err := b.dirLocks.Release(); err != nil {
+			errs = append(errs, err)
 		}
 		b.log.Info("broker stopped")
 	})

@@ -126,7 +126,20 @@ func (s *Server) handleFetch(c *Call) Reply {
 			results = s.d.Replicas.Fetch(ctx, fr)
 		}
 		results = withRefused(parts, refused, results)
+		// The file regions of results the response does not carry are
+		// let go here: keep holds the indices it carries, keepAll marks
+		// a response that carries them all (wire releases those after
+		// the send).
+		var keep []int
+		keepAll := false
+		defer func() {
+			if !keepAll {
+				releaseUnsent(results, keep)
+			}
+		}()
 		if version < 4 {
+			// Copied into memory and down-converted: nothing sent from
+			// the files.
 			resp := s.downConvertedFetch(req, results)
 			raw := &wire.Response{Body: resp.AppendTo(nil)}
 			if throttle := s.chargeFetch(c, responseSize(raw, false)); throttle > 0 {
@@ -140,6 +153,7 @@ func (s *Server) handleFetch(c *Call) Reply {
 			if throttle := s.chargeFetch(c, responseSize(raw, version >= 12)); throttle > 0 {
 				return s.throttledFetch(req, throttle)
 			}
+			keepAll = true
 			c.countFetchErrors(results)
 			return Result{Raw: raw}
 		}
@@ -159,7 +173,22 @@ func (s *Server) handleFetch(c *Call) Reply {
 			return Result{Raw: encodeFetchResponse(version, errCode(err), id, nil)}
 		}
 		c.countFetchErrors(results)
+		keep = send
 		return Result{Raw: encodeFetchResponse(version, 0, id, pick(results, send))}
+	}
+}
+
+// releaseUnsent releases the file regions of the results whose indices
+// are not in keep.
+func releaseUnsent(results []replica.FetchResult, keep []int) {
+	kept := make(map[int]bool, len(keep))
+	for _, i := range keep {
+		kept[i] = true
+	}
+	for i := range results {
+		if !kept[i] {
+			replica.ReleaseRegions(results[i])
+		}
 	}
 }
 

@@ -2,10 +2,10 @@ package api
 
 import (
 	"encoding/binary"
-	"os"
 
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
+	"kafgo/broker/storage"
 	"kafgo/broker/wire"
 )
 
@@ -84,8 +84,10 @@ func encodeFetchResponse(version int16, errorCode int16, sessionID int32, result
 			}
 			if r.Err == nil {
 				for _, reg := range r.Regions {
-					e.file(reg.File, reg.Position, reg.Size)
+					e.file(reg)
 				}
+			} else {
+				replica.ReleaseRegions(*r)
 			}
 			if flexible {
 				if r.Diverging {
@@ -142,15 +144,16 @@ func (e *partsEncoder) string(s string, flexible bool) {
 	e.buf = append(e.buf, s...)
 }
 
-func (e *partsEncoder) file(f *os.File, pos, n int64) {
-	if n == 0 {
+// file adds a file region; wire releases its descriptor after the send.
+func (e *partsEncoder) file(reg storage.FileRegion) {
+	if reg.Size == 0 {
 		return
 	}
 	if len(e.buf) > 0 {
 		e.parts = append(e.parts, wire.Part{Bytes: e.buf})
 		e.buf = nil
 	}
-	e.parts = append(e.parts, wire.Part{File: f, Offset: pos, Length: n})
+	e.parts = append(e.parts, wire.Part{File: reg.File, Offset: reg.Position, Length: reg.Size, Hold: reg})
 }
 
 func (e *partsEncoder) finish() []wire.Part {

@@ -95,6 +95,7 @@ type Broker struct {
 	LogCleanupPolicy                        []string // log.cleanup.policy: delete and/or compact
 	LogCleanerEnable                        bool     // log.cleaner.enable
 	LogCleanerThreads                       int32    // log.cleaner.threads
+	LogOpenFilesMax                         int32    // log.open.files.max, kafgo only: 0 = half of RLIMIT_NOFILE
 	LogCleanerIoMaxBytesPerSecond           float64  // log.cleaner.io.max.bytes.per.second
 	LogCleanerDedupeBufferSize              int64    // log.cleaner.dedupe.buffer.size
 	LogCleanerIoBufferSize                  int32    // log.cleaner.io.buffer.size

@@ -33,6 +33,9 @@ var logDefs = []Def{
 	{Name: "log.message.downconversion.enable", Type: TypeBoolean, Default: "true", Dynamic: true,
 		Doc: "Convert batches for old fetchers (topic: message.downconversion.enable)."},
 
+	{Name: "log.open.files.max", Type: TypeInt, Default: "0", checks: []check{atLeast(0)},
+		Doc: "kafgo only: most segment files (.log, .txnindex) kept open at once; idle ones are closed and reopened on demand, so partitions are not bounded by the open-files limit (index files keep no descriptor). 0 (the default) is half of the process's RLIMIT_NOFILE soft limit."},
+
 	{Name: "log.flush.interval.messages", Type: TypeLong, Default: longMax, Dynamic: true, checks: []check{atLeast(1)},
 		Doc: "fsync a log after this many appended messages; the default never flushes by count (topic: flush.messages)."},
 	{Name: "log.flush.interval.ms", Type: TypeLong, Nullable: true, Dynamic: true, checks: []check{atLeast(0)},

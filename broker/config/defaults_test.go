@@ -59,6 +59,7 @@ func TestDefaults(t *testing.T) {
 		{"log.cleanup.policy", b.LogCleanupPolicy, []string{"delete"}},
 		{"log.cleaner.enable", b.LogCleanerEnable, true},
 		{"log.cleaner.threads", b.LogCleanerThreads, int32(1)},
+		{"log.open.files.max", b.LogOpenFilesMax, int32(0)},
 		{"log.cleaner.delete.retention.ms", b.LogCleanerDeleteRetentionMs, int64(86400000)},
 		{"log.cleaner.min.cleanable.ratio", b.LogCleanerMinCleanableRatio, 0.5},
 		{"log.cleaner.min.compaction.lag.ms", b.LogCleanerMinCompactionLagMs, int64(0)},

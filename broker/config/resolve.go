@@ -286,6 +286,7 @@ func (r *resolver) resolveLog(b *Broker) {
 
 	b.LogCleanerEnable = r.boolean("log.cleaner.enable")
 	b.LogCleanerThreads = r.i32("log.cleaner.threads")
+	b.LogOpenFilesMax = r.i32("log.open.files.max")
 	b.LogCleanerIoMaxBytesPerSecond = r.f64("log.cleaner.io.max.bytes.per.second")
 	b.LogCleanerDedupeBufferSize = r.i64("log.cleaner.dedupe.buffer.size")
 	b.LogCleanerIoBufferSize = r.i32("log.cleaner.io.buffer.size")

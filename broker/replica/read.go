@@ -119,9 +119,21 @@ func (m *Manager) fetchWaiting(ctx context.Context, req FetchRequest) []FetchRes
 		return results
 	}
 	if m.waitForFetch(ctx, req, results) {
+		for i := range results {
+			ReleaseRegions(results[i])
+		}
 		results, _, _ = m.readAll(req)
 	}
 	return results
+}
+
+// ReleaseRegions lets go of the file regions of a result that will not be
+// sent (storage keeps their descriptors open until then); the network layer
+// releases the ones it sends.
+func ReleaseRegions(r FetchResult) {
+	for _, reg := range r.Regions {
+		reg.Release()
+	}
 }
 
 // readAll reads each partition in request order. The response limit is
@@ -231,6 +243,7 @@ func (m *Manager) readPartition(replicaID int32, readCommitted bool, fp FetchPar
 			res.throttled = true
 			res.outsideISR = !slices.Contains(p.isr, replicaID)
 			if res.outsideISR && m.cfg.LeaderQuota.IsExceeded() {
+				ReleaseRegions(res)
 				res.Regions, res.Bytes, res.heldBack = nil, 0, true
 			}
 		}

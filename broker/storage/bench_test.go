@@ -128,11 +128,9 @@ func BenchmarkDurableAppend(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("group-commit/producers=%d", producers), func(b *testing.B) {
 			var syncs atomic.Int64
-			defer func(orig func(*os.File) error) { syncLogFile = orig }(syncLogFile)
-			syncLogFile = func(f *os.File) error { syncs.Add(1); return f.Sync() }
 			cfg := DefaultLogConfig()
 			cfg.FlushMessages = 1
-			l := openTestLog(b, filepath.Join(b.TempDir(), "bench-0"), cfg, OpenOptions{})
+			l := openTestLog(b, filepath.Join(b.TempDir(), "bench-0"), cfg, OpenOptions{FS: logSyncCounter(&syncs, 0)})
 			defer l.Close()
 			runProducers(b, producers, func() error {
 				_, err := l.AppendAsLeader(slices.Clone(batch), 1)

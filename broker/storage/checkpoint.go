@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"kafgo/broker/partid"
+	"kafgo/broker/storage/vfs"
 )
 
 // maxCheckpointBytes bounds what we read of a checkpoint file: a log dir
@@ -72,7 +73,11 @@ func formatCheckpoint(lines []string) []byte {
 // (entries "topic partition offset"). A missing file is an empty map, as
 // Kafka treats it.
 func ReadOffsetCheckpoint(path string) (map[partid.TopicPartition]int64, error) {
-	data, err := readSmallFile(path, maxCheckpointBytes)
+	return readOffsetCheckpoint(vfs.Default, path)
+}
+
+func readOffsetCheckpoint(fsys vfs.FS, path string) (map[partid.TopicPartition]int64, error) {
+	data, err := readSmallFile(fsys, path, maxCheckpointBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[partid.TopicPartition]int64{}, nil
 	}
@@ -105,7 +110,11 @@ func parseOffsetCheckpoint(path string, data []byte) (map[partid.TopicPartition]
 // WriteOffsetCheckpoint atomically writes an offset checkpoint file. Entries
 // are sorted by topic and partition so the file is deterministic.
 func WriteOffsetCheckpoint(path string, offsets map[partid.TopicPartition]int64) error {
-	return writeFileAtomic(path, formatOffsetCheckpoint(offsets))
+	return writeOffsetCheckpoint(vfs.Default, path, offsets)
+}
+
+func writeOffsetCheckpoint(fsys vfs.FS, path string, offsets map[partid.TopicPartition]int64) error {
+	return writeFileAtomic(fsys, path, formatOffsetCheckpoint(offsets))
 }
 
 func formatOffsetCheckpoint(offsets map[partid.TopicPartition]int64) []byte {
@@ -129,7 +138,11 @@ func formatOffsetCheckpoint(offsets map[partid.TopicPartition]int64) []byte {
 // ReadLeaderEpochCheckpoint reads a leader-epoch-checkpoint file (entries
 // "epoch startOffset"). A missing file has no entries.
 func ReadLeaderEpochCheckpoint(path string) ([]EpochEntry, error) {
-	data, err := readSmallFile(path, maxCheckpointBytes)
+	return readLeaderEpochCheckpoint(vfs.Default, path)
+}
+
+func readLeaderEpochCheckpoint(fsys vfs.FS, path string) ([]EpochEntry, error) {
+	data, err := readSmallFile(fsys, path, maxCheckpointBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -158,7 +171,7 @@ func parseLeaderEpochCheckpoint(path string, data []byte) ([]EpochEntry, error) 
 
 // WriteLeaderEpochCheckpoint atomically writes a leader-epoch-checkpoint.
 func WriteLeaderEpochCheckpoint(path string, entries []EpochEntry) error {
-	return writeFileAtomic(path, formatLeaderEpochCheckpoint(entries))
+	return writeFileAtomic(vfs.Default, path, formatLeaderEpochCheckpoint(entries))
 }
 
 func formatLeaderEpochCheckpoint(entries []EpochEntry) []byte {

@@ -103,7 +103,7 @@ func newCleaner(m *Manager) *Cleaner {
 	c.writeBuf = int(max(io/int64(c.threads)/2, 4096))
 	for _, d := range m.dirs {
 		path := filepath.Join(d, CleanerOffsetCheckpointFile)
-		cps, err := ReadOffsetCheckpoint(path)
+		cps, err := readOffsetCheckpoint(m.fs, path)
 		if err != nil {
 			// Losing it costs one full pass per log, not data.
 			m.logger.Warn("storage: ignoring unreadable cleaner checkpoint", "file", path, "err", err)
@@ -201,7 +201,7 @@ func (c *Cleaner) cleanOnce(ctx context.Context, w *cleanerWorker) (partid.Topic
 				// watermark stands inside a batch): do not spin on it.
 				st.notBefore = now + c.backoff.Milliseconds()
 			}
-		case errors.Is(err, errCleanAborted), errors.Is(err, ErrClosed), ctx.Err() != nil:
+		case errors.Is(err, errCleanAborted), errors.Is(err, ErrClosed), errors.Is(err, ErrStorage), ctx.Err() != nil:
 			st.notBefore = now + c.backoff.Milliseconds()
 		default:
 			st.notBefore = now + cleanerRetryDelay.Milliseconds()
@@ -220,7 +220,7 @@ func (c *Cleaner) cleanOnce(ctx context.Context, w *cleanerWorker) (partid.Topic
 		if werr := c.writeCheckpoint(filepath.Dir(l.Dir())); werr != nil {
 			logger.Error("storage: write cleaner checkpoint", "err", werr)
 		}
-	case errors.Is(err, errCleanAborted), errors.Is(err, ErrClosed), ctx.Err() != nil:
+	case errors.Is(err, errCleanAborted), errors.Is(err, ErrClosed), errors.Is(err, ErrStorage), ctx.Err() != nil:
 		logger.Debug("storage: cleaning abandoned", "err", err)
 	default:
 		logger.Error("storage: cleaning failed; log left as it was and retried later", "retry_in", cleanerRetryDelay, "err", err)
@@ -404,5 +404,8 @@ func (c *Cleaner) writeCheckpoint(dir string) error {
 		out[tp] = st.checkpoint
 	}
 	c.mu.Unlock()
-	return WriteOffsetCheckpoint(filepath.Join(dir, CleanerOffsetCheckpointFile), out)
+	if c.m.dirFailure(dir) != nil {
+		return nil
+	}
+	return c.m.failDirOn(dir, writeOffsetCheckpoint(c.m.fs, filepath.Join(dir, CleanerOffsetCheckpointFile), out))
 }

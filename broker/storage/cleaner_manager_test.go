@@ -12,6 +12,7 @@ import (
 
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/testing/testwait"
 )
 
@@ -88,7 +89,7 @@ func TestCleanerThreadsCompactAndCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		for tp, off := range cp {
-			if l := filepath.Join(d, tp.String()); !fileExists(l) {
+			if l := filepath.Join(d, tp.String()); !fileExists(vfs.Default, l) {
 				t.Fatalf("%s lists %s, which lives in the other dir", d, tp)
 			}
 			onDisk[tp] = off

@@ -67,7 +67,7 @@ func (l *Log) cleanSnapshotLocked() cleanSnapshot {
 func (l *Log) beginClean() (cleanSnapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return cleanSnapshot{}, err
 	}
 	l.bg.Add(1)
@@ -117,7 +117,15 @@ func firstUncleanableOffset(snap *cleanSnapshot, cfg *LogConfig, firstDirty, now
 // closed segment below the mapped end, grouped into destination segments,
 // each swapped in atomically. It returns the new checkpoint: the end of what
 // was mapped. ctx ends the pass between batches.
+//
+// An I/O error of the pass takes the dir offline like any other (Kafka's
+// LogCleaner reports it to the LogDirFailureChannel).
 func (l *Log) clean(ctx context.Context, p cleanParams) (cleanResult, error) {
+	res, err := l.cleanPass(ctx, p)
+	return res, l.fail(err)
+}
+
+func (l *Log) cleanPass(ctx context.Context, p cleanParams) (cleanResult, error) {
 	start := time.Now()
 	snap, err := l.beginClean()
 	if err != nil {
@@ -191,7 +199,8 @@ func (l *Log) checkCleanable(ctx context.Context) error {
 	if ctx.Err() != nil || l.isClosed() {
 		return fmt.Errorf("storage: %s: %w", l.tp, errCleanAborted)
 	}
-	return nil
+	// A dir that failed meanwhile is written no more.
+	return l.Err()
 }
 
 // buildOffsetMap reads the batches of [firstDirty, firstUncleanable) into om

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // logSwapExt names a committed cleaned segment whose swap did not finish.
@@ -30,7 +32,7 @@ const logSwapExt = logExt + swapSuffix
 // to one whose log already has its final name (it is renamed). Every step can be redone,
 // so a crash during this recovery is recovered by the next open.
 func (l *Log) completeSwaps() error {
-	ents, err := os.ReadDir(l.dir)
+	ents, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return fmt.Errorf("storage: list %s: %w", l.dir, err)
 	}
@@ -56,9 +58,9 @@ func (l *Log) completeSwaps() error {
 			continue
 		}
 		path := segmentPath(l.dir, b, txnIndexExt+swapSuffix)
-		if _, err := os.Stat(segmentPath(l.dir, b, logExt+cleanedSuffix)); err == nil {
+		if _, err := l.fs.Stat(segmentPath(l.dir, b, logExt+cleanedSuffix)); err == nil {
 			l.removeLeftover(path)
-		} else if err := os.Rename(path, segmentPath(l.dir, b, txnIndexExt)); err != nil {
+		} else if err := l.fs.Rename(path, segmentPath(l.dir, b, txnIndexExt)); err != nil {
 			return fmt.Errorf("storage: complete swap of %s: %w", path, err)
 		}
 	}
@@ -68,7 +70,7 @@ func (l *Log) completeSwaps() error {
 	slices.Sort(swaps)
 	for _, base := range swaps {
 		path := segmentPath(l.dir, base, logSwapExt)
-		next, err := swapNextOffset(path, base)
+		next, err := swapNextOffset(l.fs, path, base)
 		if err != nil {
 			return err
 		}
@@ -79,30 +81,30 @@ func (l *Log) completeSwaps() error {
 			}
 			l.logger.Warn("storage: removing segment replaced by an interrupted cleaning swap", "segment", segmentPath(l.dir, b, logExt), "swap", path)
 			for _, ext := range []string{indexExt, timeIndexExt, txnIndexExt, logExt} {
-				if err := os.Remove(segmentPath(l.dir, b, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if err := l.fs.Remove(segmentPath(l.dir, b, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return fmt.Errorf("storage: remove replaced segment file: %w", err)
 				}
 			}
 		}
-		if err := syncDir(l.dir); err != nil {
+		if err := l.syncLogDir(); err != nil {
 			return err
 		}
-		if err := os.Rename(path, segmentPath(l.dir, base, logExt)); err != nil {
+		if err := l.fs.Rename(path, segmentPath(l.dir, base, logExt)); err != nil {
 			return fmt.Errorf("storage: complete swap %s: %w", path, err)
 		}
 		if txnSwaps[base] {
-			if err := os.Rename(segmentPath(l.dir, base, txnIndexExt+swapSuffix), segmentPath(l.dir, base, txnIndexExt)); err != nil {
+			if err := l.fs.Rename(segmentPath(l.dir, base, txnIndexExt+swapSuffix), segmentPath(l.dir, base, txnIndexExt)); err != nil {
 				return fmt.Errorf("storage: complete swap of %s: %w", path, err)
 			}
 		}
 		l.logger.Info("storage: completed an interrupted cleaning swap", "segment", segmentPath(l.dir, base, logExt), "next_offset", next)
 	}
-	return syncDir(l.dir)
+	return l.syncLogDir()
 }
 
 // swapNextOffset is the offset after the last whole batch of a swap file.
-func swapNextOffset(path string, base int64) (int64, error) {
-	f, err := os.Open(path)
+func swapNextOffset(fsys vfs.FS, path string, base int64) (int64, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return 0, fmt.Errorf("storage: open %s: %w", path, err)
 	}

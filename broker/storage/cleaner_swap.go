@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // cleanerStageHook, when set (tests only), is called at each step of a
@@ -44,7 +45,7 @@ func (l *Log) cleanerStage(stage string) {
 // the offset its sources ended, which is how recovery knows which segments
 // a .swap replaces (completeSwaps).
 func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, cfg *LogConfig, snap *cleanSnapshot, f *batchFilter, writeBuf int) (taken int, err error) {
-	dst, err := createCleanedSegment(l.dir, srcs[0].base, cfg, l.logger)
+	dst, err := createCleanedSegment(l.fs, l.dir, srcs[0].base, cfg, l.logger)
 	if err != nil {
 		return 0, err
 	}
@@ -57,7 +58,7 @@ func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, c
 			}
 		}
 	}()
-	w := &cleanedWriter{seg: dst, interval: int64(cfg.IndexIntervalBytes), limit: max(writeBuf, 4096), maxTs: noTimestamp, maxTsOff: dst.base, next: dst.base}
+	w := &cleanedWriter{seg: dst, health: l.health, interval: int64(cfg.IndexIntervalBytes), limit: max(writeBuf, 4096), maxTs: noTimestamp, maxTsOff: dst.base, next: dst.base}
 	var (
 		mtime    time.Time
 		batches  int
@@ -112,16 +113,19 @@ func (l *Log) cleanGroup(ctx context.Context, srcs []*segment, uppers []int64, c
 	if err := dst.txnIdx.append(f.txns.takeKept()); err != nil {
 		return 0, err
 	}
+	if err := l.checkCleanable(ctx); err != nil {
+		return 0, err
+	}
 	if err := w.finish(mtime); err != nil {
 		return 0, err
 	}
 	f.stats.BytesWritten += w.flushed
 	f.stats.BatchesWritten += w.batches
 	l.cleanerStage("cleaned")
-	if err := l.commitSwap(srcs[:taken], dst, snap); err != nil {
+	committed, err = l.commitSwap(srcs[:taken], dst, snap)
+	if err != nil {
 		return 0, err
 	}
-	committed = true
 	return taken, nil
 }
 
@@ -140,33 +144,33 @@ func groupFits(s *segment, upper int64, cfg *LogConfig, base, size, idx, tidx in
 // .index.cleaned and .timeindex.cleaned, replacing any left by an earlier
 // attempt, with indexes preallocated like an active segment's; a
 // .txnindex.cleaned is created if an aborted transaction is kept.
-func createCleanedSegment(dir string, base int64, cfg *LogConfig, logger *slog.Logger) (*segment, error) {
+func createCleanedSegment(fsys vfs.FS, dir string, base int64, cfg *LogConfig, logger *slog.Logger) (*segment, error) {
 	final := segmentPath(dir, base, logExt)
-	s := &segment{base: base, name: final, logPath: final + cleanedSuffix, logger: logger, next: base}
+	s := &segment{fs: fsys, base: base, name: final, logPath: final + cleanedSuffix, logger: logger, next: base}
 	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
 	s.rollingTs = noTimestamp
 	idxPath, tidxPath := segmentPath(dir, base, indexExt)+cleanedSuffix, segmentPath(dir, base, timeIndexExt)+cleanedSuffix
 	txnPath := segmentPath(dir, base, txnIndexExt) + cleanedSuffix
 	for _, p := range []string{idxPath, tidxPath, txnPath} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("storage: remove stale %s: %w", p, err)
 		}
 	}
-	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := fsys.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", s.logPath, err)
 	}
-	s.log = f
-	if s.offIdx, _, err = openOffsetIndex(idxPath, base); err != nil {
-		f.Close()
+	s.log = newCachedFile(fsys, s.logPath, os.O_RDWR, f)
+	if s.offIdx, _, err = openOffsetIndex(fsys, idxPath, base); err != nil {
+		s.log.Close()
 		return nil, err
 	}
-	if s.timeIdx, _, err = openTimeIndex(tidxPath, base); err != nil {
+	if s.timeIdx, _, err = openTimeIndex(fsys, tidxPath, base); err != nil {
 		s.offIdx.close()
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
-	s.txnIdx = &txnIndex{path: txnPath, name: final, lastOff: -1}
+	s.txnIdx = &txnIndex{fs: fsys, path: txnPath, name: final, lastOff: -1}
 	if err := s.makeWritable(cfg); err != nil {
 		s.removeFiles()
 		return nil, err
@@ -182,6 +186,7 @@ func createCleanedSegment(dir string, base int64, cfg *LogConfig, logger *slog.L
 // published early.
 type cleanedWriter struct {
 	seg             *segment
+	health          *dirHealth
 	buf             []byte // batches not yet written; they start at flushed
 	flushed         int64
 	interval        int64
@@ -256,12 +261,14 @@ func (w *cleanedWriter) finish(mtime time.Time) error {
 	s.next = w.next
 	s.maxTsW, s.maxTsOffW = w.maxTs, w.maxTsOff
 	s.publishStats()
-	s.seal()
-	if err := s.flush(); err != nil {
+	if err := s.seal(); err != nil {
+		return err
+	}
+	if err := s.flush(w.health); err != nil {
 		return err
 	}
 	if !mtime.IsZero() {
-		if err := os.Chtimes(s.logPath, mtime, mtime); err != nil {
+		if err := s.fs.Chtimes(s.logPath, mtime, mtime); err != nil {
 			s.logger.Warn("storage: date cleaned segment", "segment", s.logPath, "err", err)
 		}
 	}
@@ -284,37 +291,41 @@ func (w *cleanedWriter) finish(mtime time.Time) error {
 //
 // A crash after 2 is completed by the next open (completeSwaps); before 2
 // the .cleaned files are just removed.
-func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error {
+//
+// committed reports whether step 2 was done: from then on dst's files are
+// the swap the next open completes, and must not be removed, whatever
+// fails after (a failed dir is left as it is; see log_failure.go).
+func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) (committed bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed || l.truncGen != snap.gen {
-		return fmt.Errorf("storage: %s: %w", l.tp, errCleanAborted)
+		return false, fmt.Errorf("storage: %s: %w", l.tp, errCleanAborted)
 	}
 	cur := l.segments()
 	i := slices.Index(cur, g[0])
 	if i < 0 || i+len(g) >= len(cur) || !slices.Equal(cur[i:i+len(g)], g) {
-		return fmt.Errorf("storage: %s: segments changed during cleaning: %w", l.tp, errCleanAborted)
+		return false, fmt.Errorf("storage: %s: segments changed during cleaning: %w", l.tp, errCleanAborted)
 	}
 	if want := segmentPath(l.dir, g[0].base, logExt); g[0].logPath != want {
 		// An earlier swap of this segment could not take its final name;
 		// a new .swap at that name would overwrite it. The next open
 		// completes the earlier one.
-		return fmt.Errorf("storage: %s: segment %s is not yet named %s", l.tp, g[0].logPath, want)
+		return false, fmt.Errorf("storage: %s: segment %s is not yet named %s", l.tp, g[0].logPath, want)
 	}
 	if err := renameSegmentSuffix(dst, cleanedSuffix, swapSuffix, true); err != nil {
-		return err
+		return false, err
 	}
-	if err := syncDir(l.dir); err != nil {
-		// Not known to be durable: take the commit back so the disk and
-		// the published list cannot disagree after a crash.
-		if uerr := renameSegmentSuffix(dst, swapSuffix, cleanedSuffix, false); uerr != nil {
-			l.logger.Error("storage: cannot undo a swap whose directory fsync failed; the next open completes it", "segment", dst.logPath, "err", uerr)
-		}
-		return err
+	// The .swap is whole and synced (finish flushed it): whether or not
+	// the directory fsync below succeeds, the next open may find it and
+	// complete the swap, so from here on it stays.
+	if err := l.syncLogDir(); err != nil {
+		return true, err
 	}
 	l.cleanerStage("swap")
 	l.publishSegments(slices.Concat(cur[:i], []*segment{dst}, cur[i+len(g):]))
-	l.retireSegmentsLocked(g)
+	if err := l.retireSegmentsLocked(g); err != nil {
+		return true, err
+	}
 	l.dirDirty = true
 	l.cleanerStage("retired")
 	if !strings.HasSuffix(g[0].logPath, deletedSuffix) || !strings.HasSuffix(g[0].offIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].timeIdx.filePath(), deletedSuffix) || !strings.HasSuffix(g[0].txnIdx.path, deletedSuffix) {
@@ -322,13 +333,14 @@ func (l *Log) commitSwap(g []*segment, dst *segment, snap *cleanSnapshot) error 
 		// would let their pending removal delete the new files. The next
 		// open completes the swap instead.
 		l.logger.Warn("storage: cleaned segment left as .swap until the next open", "segment", dst.logPath)
-		return nil
+		return true, nil
 	}
 	if err := renameSegmentSuffix(dst, swapSuffix, "", false); err != nil {
-		l.logger.Warn("storage: rename swapped segment; the next open completes it", "segment", dst.logPath, "err", err)
+		// The next open completes the swap; until then the dir is failed.
+		return true, err
 	}
 	l.cleanerStage("done")
-	return nil
+	return true, nil
 }
 
 // renameSegmentSuffix renames the files of s (the transaction index only if
@@ -340,7 +352,7 @@ func renameSegmentSuffix(s *segment, from, to string, logLast bool) error {
 		if !ok {
 			return fmt.Errorf("storage: %s does not end in %q", s.logPath, from)
 		}
-		if err := os.Rename(s.logPath, p+to); err != nil {
+		if err := s.log.rename(p + to); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 		}
 		s.logPath = p + to

@@ -5,7 +5,7 @@
 // # Directory layout
 //
 // A log dir (log.dirs) holds meta.properties, the per-dir checkpoint files,
-// the clean-shutdown marker and one directory per partition, named
+// the clean-shutdown marker, ".lock" and one directory per partition, named
 // "<topic>-<partition>". A partition directory holds segments named by
 // their base offset in 20 zero-padded digits, plus leader-epoch-checkpoint,
 // partition.metadata and producer snapshots:
@@ -23,6 +23,11 @@
 // place), "<topic>-<p>.<32 hex>-delete" (a deleted partition being
 // removed). All of them are cleaned up on open; a "<base>.log.swap"
 // completes its swap first (see completeSwaps).
+//
+// ".lock" is held with an exclusive flock by the broker using the dir, taken
+// before anything in the dir is read and released after the last log is
+// closed (dirlock.go); it holds the holder's pid, for the error a second
+// process gets. Kafka ignores its content.
 //
 // # Segment files
 //
@@ -107,8 +112,19 @@
 //     reader takes no lock and reads below the published log end offset and
 //     segment size, which are stored only after an append's bytes and index
 //     entries are complete. A reader never sees a torn batch.
-//   - A write that fails is cut back and nothing is published: the log is as
-//     before and stays usable.
+//   - A write that fails is cut back and nothing is published. Any I/O
+//     error (write, fsync, truncate, rename, index, checkpoint, read) is
+//     fail-stop: the log dir goes offline, every log in it refuses further
+//     work with ErrStorage, a failed fsync is never retried, and the failure
+//     is reported once on Manager.DirFailures (log_failure.go).
+//   - All file access goes through a vfs.FS (package vfs), so tests inject
+//     errors and power loss under the log.
+//   - Descriptors and mappings are bounded per process, not per segment
+//     (file_cache.go): index files keep no descriptor and are mapped on
+//     first use within a budget; .log and .txnindex files are opened on
+//     demand through a cache of open files (log.open.files.max). A
+//     FileRegion pins its descriptor until Release, so a send in flight
+//     never sees it closed.
 //   - The recovery point only covers fsynced data. It advances on Flush,
 //     flush.messages, flush.ms, and in the background after each roll.
 //   - On an unclean open every segment from the one holding the recovery

@@ -9,6 +9,11 @@ import (
 // Sentinel errors. Callers test them with errors.Is; the broker maps them to
 // Kafka error codes (given in brackets).
 var (
+	// ErrStorage: the log's dir is offline after an I/O error (a failed
+	// write, fsync, truncate, rename, index or checkpoint write: see
+	// log_failure.go), or the process ran out of descriptors or memory
+	// for the operation [56 KAFKA_STORAGE_ERROR].
+	ErrStorage = kafkaerr.Sentinel(kerr.KafkaStorageError, "storage: log dir failed")
 	// ErrOffsetOutOfRange: a read below the log start offset or above the
 	// log end offset, or a log start offset beyond the end [1].
 	ErrOffsetOutOfRange = kafkaerr.Sentinel(kerr.OffsetOutOfRange, "storage: offset out of range")

@@ -9,23 +9,27 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kafgo/broker/storage/vfs"
 )
 
-// A write that fails part way (ENOSPC) leaves the log exactly as it was:
-// no offset, no bytes, no producer or epoch state; the log stays usable.
-func TestFailedWriteLeavesLogUnchanged(t *testing.T) {
+// A write that fails part way (ENOSPC) leaves the log exactly as it was
+// (no offset, no bytes, no producer or epoch state) and fails it for good
+// (fail-stop, Kafka's log dir failure): a retry, a read and a flush get
+// ErrStorage and touch nothing; close syncs nothing. A restart recovers the
+// log as it was before the failed write and it takes appends again.
+func TestFailedWriteFailsTheLogUnchanged(t *testing.T) {
 	dir := partDir(t)
-	l := openTestLog(t, dir, testConfig(), OpenOptions{})
+	// The second write of a .log fails with ENOSPC after half its bytes
+	// reached the file.
+	inj := &vfs.Counter{N: 2, Kinds: []vfs.OpKind{vfs.OpWrite}, Match: vfs.PathContains(logExt), Errno: syscall.ENOSPC}
+	l := openTestLog(t, dir, testConfig(), OpenOptions{FS: vfs.WithErrors(vfs.Default, inj)})
 	mustAppend(t, l, idem(1, 0, 0, 2).bytes(), 0)
 	seg := l.active()
 	sizeBefore := seg.size.Load()
-	seg.writeAt = func(b []byte, off int64) (int, error) {
-		n, _ := seg.log.WriteAt(b[:len(b)/2], off) // half reaches the file
-		return n, syscall.ENOSPC
-	}
 	_, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("err %v, want ENOSPC", err)
+	if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, ErrStorage) {
+		t.Fatalf("err %v, want ENOSPC as ErrStorage", err)
 	}
 	if l.LogEndOffset() != 2 || seg.size.Load() != sizeBefore {
 		t.Fatalf("log end %d size %d after a failed write", l.LogEndOffset(), seg.size.Load())
@@ -39,47 +43,60 @@ func TestFailedWriteLeavesLogUnchanged(t *testing.T) {
 	if p, _ := l.Producers().Producer(1); p.LastSequence() != 1 {
 		t.Errorf("producer state moved: %+v", p)
 	}
-	seg.writeAt = nil
-	info, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
-	if err != nil || info.FirstOffset != 2 || info.Duplicate {
-		t.Fatalf("retry: %+v, %v", info, err)
+	writes := inj.Seen()
+	if _, err := l.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5); !errors.Is(err, ErrStorage) {
+		t.Fatalf("retry after the failure: %v, want ErrStorage", err)
 	}
-	if hs := readAll(t, l, 0); len(hs) != 2 {
-		t.Fatalf("%d batches", len(hs))
+	if _, err := l.Read(0, 1<<20, 100, true); !errors.Is(err, ErrStorage) {
+		t.Fatalf("read after the failure: %v, want ErrStorage", err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
+	if err := l.Flush(); !errors.Is(err, ErrStorage) {
+		t.Fatalf("flush after the failure: %v, want ErrStorage", err)
 	}
-	l2 := openTestLog(t, dir, testConfig(), OpenOptions{CleanShutdown: true})
+	if inj.Seen() != writes {
+		t.Fatalf("a failed log wrote %d more times", inj.Seen()-writes)
+	}
+	if err := l.Close(); !errors.Is(err, ErrStorage) {
+		t.Fatalf("close of a failed log: %v, want ErrStorage", err)
+	}
+	l2 := openTestLog(t, dir, testConfig(), OpenOptions{})
 	defer l2.Close()
-	if hs := readAll(t, l2, 0); len(hs) != 2 || l2.LogEndOffset() != 5 {
+	if hs := readAll(t, l2, 0); len(hs) != 1 || l2.LogEndOffset() != 2 {
 		t.Fatalf("after reopen %d batches, end %d", len(hs), l2.LogEndOffset())
+	}
+	info, err := l2.AppendAsLeader(idem(1, 0, 2, 3).bytes(), 5)
+	if err != nil || info.FirstOffset != 2 || info.Duplicate {
+		t.Fatalf("append after the restart: %+v, %v", info, err)
 	}
 }
 
-// When no disk blocks can be reserved for an index entry the append fails
-// before anything is written.
+// When no disk blocks can be reserved for an index entry (ENOSPC) the
+// append fails before anything is written, and the log fails.
 func TestIndexReservationFailure(t *testing.T) {
 	cfg := testConfig()
 	cfg.IndexIntervalBytes = 0
-	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
-	defer l.Close()
+	inj := &vfs.Counter{N: 1, Kinds: []vfs.OpKind{vfs.OpAllocate}, Errno: syscall.ENOSPC}
+	dir := partDir(t)
+	l := openTestLog(t, dir, cfg, OpenOptions{FS: vfs.WithErrors(vfs.Default, inj)})
 	mustAppend(t, l, plain(1, 10, 1).bytes(), 0)
-	orig := allocateIndexRange
-	allocateIndexRange = func(*os.File, int64, int64) error { return syscall.ENOSPC }
 	_, err := l.AppendAsLeader(plain(1, 10, 2).bytes(), 0)
-	allocateIndexRange = orig
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("err %v, want ENOSPC", err)
+	if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, ErrStorage) {
+		t.Fatalf("err %v, want ENOSPC as ErrStorage", err)
 	}
-	if l.LogEndOffset() != 1 || l.active().offIdx.n.Load() != 0 {
-		t.Fatalf("log end %d, %d index entries", l.LogEndOffset(), l.active().offIdx.n.Load())
+	if l.LogEndOffset() != 1 || l.active().offIdx.n.Load() != 0 || l.active().size.Load() != int64(len(plain(1, 10, 1).bytes())) {
+		t.Fatalf("log end %d, %d index entries, %d bytes", l.LogEndOffset(), l.active().offIdx.n.Load(), l.active().size.Load())
 	}
-	if _, err := l.AppendAsLeader(plain(1, 10, 2).bytes(), 0); err != nil {
+	if _, err := l.AppendAsLeader(plain(1, 10, 2).bytes(), 0); !errors.Is(err, ErrStorage) {
+		t.Fatalf("append after the failure: %v", err)
+	}
+	l.Close()
+	l2 := openTestLog(t, dir, cfg, OpenOptions{})
+	defer l2.Close()
+	if _, err := l2.AppendAsLeader(plain(1, 10, 2).bytes(), 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := l.active().offIdx.entries(); !equalPairs(got, [][2]int64{{1, int64(len(plain(1, 10, 1).bytes()))}}) {
-		t.Errorf("index %v", got)
+	if hs := readAll(t, l2, 0); len(hs) != 2 {
+		t.Fatalf("%d batches after the restart", len(hs))
 	}
 }
 
@@ -194,18 +211,13 @@ func TestFlushMessagesGroupCommit(t *testing.T) {
 
 func testFlushMessagesGroupCommit(t *testing.T, segBytes int64) {
 	var syncs atomic.Int64
-	defer func(orig func(*os.File) error) { syncLogFile = orig }(syncLogFile)
-	syncLogFile = func(f *os.File) error {
-		syncs.Add(1)
-		time.Sleep(2 * time.Millisecond) // a disk's fsync, so appends pile up
-		return f.Sync()
-	}
 	cfg := testConfig()
 	cfg.FlushMessages = 1
 	if segBytes > 0 {
 		cfg.SegmentBytes = segBytes
 	}
-	l := openTestLog(t, partDir(t), cfg, OpenOptions{})
+	// 2 ms: a disk's fsync, so appends pile up.
+	l := openTestLog(t, partDir(t), cfg, OpenOptions{FS: logSyncCounter(&syncs, 2*time.Millisecond)})
 	defer l.Close()
 	const producers, each = 8, 20
 	var wg sync.WaitGroup

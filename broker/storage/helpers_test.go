@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // tbatch describes an uncompressed v2 batch for tests; bytes() encodes it
@@ -253,3 +256,17 @@ func readAllUnchecked(t testing.TB, l *Log) [][]byte {
 }
 
 func parseHeaderForBench(b []byte) (record.BatchHeader, error) { return record.ParseBatchHeader(b) }
+
+// logSyncCounter is an FS that counts the syncs of .log files and, with
+// delay, makes each take that long (a disk's fsync).
+func logSyncCounter(n *atomic.Int64, delay time.Duration) vfs.FS {
+	return vfs.WithErrors(vfs.Default, vfs.InjectorFunc(func(op vfs.Op) error {
+		if op.Kind == vfs.OpSync && strings.HasSuffix(op.Path, logExt) {
+			n.Add(1)
+			if delay > 0 {
+				time.Sleep(delay)
+			}
+		}
+		return nil
+	}))
+}

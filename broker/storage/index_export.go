@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // Read-only access to segment index files for offline tools (kafgo
@@ -72,11 +74,11 @@ func readIndexCopy(path string, entrySize int64) (*indexFile, int64, int64, erro
 	if !ok {
 		return nil, 0, 0, fmt.Errorf("storage: index %s: the file name does not start with a base offset: %w", path, ErrCorruptFile)
 	}
-	data, err := readSmallFile(path, maxIndexFileBytes)
+	data, err := readSmallFile(vfs.Default, path, maxIndexFileBytes)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("storage: read index: %w", err)
 	}
-	x := &indexFile{path: path, entrySize: entrySize, mm: data, cap: int64(len(data)) / entrySize}
+	x := &indexFile{fs: vfs.Default, path: path, entrySize: entrySize, data: data, size: int64(len(data)), cap: int64(len(data)) / entrySize}
 	x.n.Store(usedEntries(data, entrySize))
 	return x, base, int64(len(data)), nil
 }
@@ -199,7 +201,7 @@ func (f *TimeIndexFile) SanityCheck() error {
 // one it checks, so segment.checkIndexes runs unchanged.
 func openCheckSegment(indexPath string, base int64) (*segment, error) {
 	logPath := SegmentLogPath(indexPath)
-	f, err := os.Open(logPath)
+	f, err := vfs.Default.OpenFile(logPath, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open segment: %w", err)
 	}
@@ -208,7 +210,7 @@ func openCheckSegment(indexPath string, base int64) (*segment, error) {
 		f.Close()
 		return nil, fmt.Errorf("storage: stat %s: %w", logPath, err)
 	}
-	s := &segment{base: base, name: logPath, logPath: logPath, log: f,
+	s := &segment{fs: vfs.Default, base: base, name: logPath, logPath: logPath, log: newCachedFile(vfs.Default, logPath, os.O_RDONLY, f),
 		offIdx:  &offsetIndex{indexFile: emptyIndex(indexPath, offsetEntrySize), base: base},
 		timeIdx: &timeIndex{indexFile: emptyIndex(indexPath, timeEntrySize), base: base}}
 	s.size.Store(st.Size())

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // Kafka's rule, worked by hand for interval 4096: an entry (largest offset of
@@ -133,7 +135,7 @@ func TestTimeIndexOffsetLeaderEqualsFollower(t *testing.T) {
 }
 
 func TestOffsetIndexLookup(t *testing.T) {
-	x, _, err := openOffsetIndex(filepath.Join(t.TempDir(), "0.index"), 100)
+	x, _, err := openOffsetIndex(vfs.Default, filepath.Join(t.TempDir(), "0.index"), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +186,7 @@ func TestOffsetIndexLookup(t *testing.T) {
 }
 
 func TestTimeIndexLookupAndReservedSlot(t *testing.T) {
-	x, _, err := openTimeIndex(filepath.Join(t.TempDir(), "0.timeindex"), 100)
+	x, _, err := openTimeIndex(vfs.Default, filepath.Join(t.TempDir(), "0.timeindex"), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +233,7 @@ func TestTimeIndexLookupAndReservedSlot(t *testing.T) {
 // new entry (most flush.messages=1 flushes) costs no fsync of it, and any
 // change (an entry, a truncation, a resize) makes the next sync real.
 func TestIndexSyncOnlyWhenChanged(t *testing.T) {
-	x, _, err := openOffsetIndex(filepath.Join(t.TempDir(), "0.index"), 100)
+	x, _, err := openOffsetIndex(vfs.Default, filepath.Join(t.TempDir(), "0.index"), 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,10 @@ package storage
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // EpochEntry records that leader epoch Epoch began at StartOffset.
@@ -24,7 +27,9 @@ const (
 // It is safe for concurrent use.
 type LeaderEpochCache struct {
 	mu      sync.RWMutex
-	path    string // "" keeps the cache in memory only
+	fs      vfs.FS
+	dirSync func() error // the directory fsync; nil: the file system's
+	path    string       // "" keeps the cache in memory only
 	entries []EpochEntry
 	logger  *slog.Logger
 }
@@ -35,14 +40,18 @@ type LeaderEpochCache struct {
 // starting where the next one starts: a leader that was elected again before
 // it appended anything, written by an older kafgo) comes back repaired.
 func OpenLeaderEpochCache(path string, logger *slog.Logger) (*LeaderEpochCache, error) {
+	return openLeaderEpochCache(vfs.Default, path, logger)
+}
+
+func openLeaderEpochCache(fsys vfs.FS, path string, logger *slog.Logger) (*LeaderEpochCache, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &LeaderEpochCache{path: path, logger: logger}
+	c := &LeaderEpochCache{fs: fsys, path: path, logger: logger}
 	if path == "" {
 		return c, nil
 	}
-	entries, err := ReadLeaderEpochCheckpoint(path)
+	entries, err := readLeaderEpochCheckpoint(fsys, path)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +262,11 @@ func (c *LeaderEpochCache) persistLocked() error {
 	if c.path == "" {
 		return nil
 	}
-	if err := WriteLeaderEpochCheckpoint(c.path, c.entries); err != nil {
+	dirSync := c.dirSync
+	if dirSync == nil {
+		dirSync = func() error { return syncDir(c.fs, filepath.Dir(c.path)) }
+	}
+	if err := writeFileAtomicSync(c.fs, c.path, formatLeaderEpochCheckpoint(c.entries), dirSync); err != nil {
 		return fmt.Errorf("storage: persist leader epochs: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/uuid"
 )
 
@@ -26,6 +27,13 @@ type OpenOptions struct {
 	// OnFlush, if set, is told how long each flush that synced data took
 	// (Kafka's LogFlushRateAndTimeMs).
 	OnFlush func(time.Duration)
+	// FS is the file system under the log; nil is the operating system's.
+	// Tests put vfs.WithErrors or vfs.NewMem here.
+	FS vfs.FS
+
+	// health is the log dir's, shared with the other logs of the dir
+	// (the manager's); nil gives the log one of its own.
+	health *dirHealth
 }
 
 // AppendInfo describes a completed append.
@@ -47,11 +55,24 @@ type AppendInfo struct {
 
 // FileRegion is a byte range of a segment file. Read it with ReadAt or
 // sendfile at Position: the descriptor is shared, so nobody ever seeks it.
+//
+// The descriptor stays open (pinned in the descriptor cache) until Release;
+// call it once the region was sent or copied. A region dropped without
+// Release is released when the garbage collector finds it unreachable.
 type FileRegion struct {
-	File     *os.File
+	File     *os.File // nil when the log's FS has no descriptors (tests)
 	Position int64
 	Size     int64
+
+	src  vfs.File // what File is, for reading inside storage
+	hold *fileHold
 }
+
+// Release unpins the region's descriptor; later calls do nothing.
+func (r FileRegion) Release() { r.hold.Release() }
+
+// ReadAt reads from the region's file (at absolute file offsets).
+func (r FileRegion) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(p, off) }
 
 // ReadInfo is the result of Log.Read.
 type ReadInfo struct {
@@ -63,6 +84,13 @@ type ReadInfo struct {
 	LogStartOffset, LogEndOffset int64
 }
 
+// Release releases every region.
+func (ri ReadInfo) Release() {
+	for _, r := range ri.Regions {
+		r.Release()
+	}
+}
+
 // Log is one partition's log: a sequence of segments in a directory.
 //
 // One writer, many readers. Appends, rolls, truncation, retention and close
@@ -72,6 +100,8 @@ type ReadInfo struct {
 // order bytes, index entries, segment size, log end offset, so every offset
 // below the end a reader saw is fully on disk in the page cache.
 type Log struct {
+	fs     vfs.FS
+	health *dirHealth // the log dir's: its first I/O error fails every log in it
 	dir    string
 	tp     partid.TopicPartition
 	logger *slog.Logger
@@ -94,8 +124,9 @@ type Log struct {
 	scratch  []batchMeta
 	pstage   producerAppend
 
-	flushMu sync.Mutex
-	bg      sync.WaitGroup // background flushes started by rolls
+	flushMu   sync.Mutex
+	dirSyncMu sync.Mutex     // syncLogDir
+	bg        sync.WaitGroup // background flushes started by rolls
 
 	// Group commit of flush.messages appends (flushCovering): syncs in
 	// flight and the highest offset they will make durable, waited on
@@ -260,38 +291,54 @@ func (l *Log) Close() error {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.Err(); err == nil {
+		if err := l.syncForClose(); err != nil {
+			l.fail(fmt.Errorf("storage: close %s: %w", l.tp, err))
+		}
+	}
 	var errs []error
+	for _, s := range l.segments() {
+		if err := s.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// A failed dir is not written to (the pending removals stay for the
+	// next open); the next start recovers it from the recovery point.
+	l.finishPendingDeletes()
+	if err := l.Err(); err != nil {
+		return err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("storage: close %s: %w", l.tp, err)
+	}
+	return nil
+}
+
+// syncForClose seals the active segment, syncs what the recovery point
+// does not cover and the directory, and writes a producer snapshot at the
+// log end, stopping at the first error (which the caller fails the log on:
+// nothing more is synced after a failed sync).
+func (l *Log) syncForClose() error {
 	segs := l.segments()
 	leo := l.leo.Load()
-	segs[len(segs)-1].seal()
+	if err := segs[len(segs)-1].seal(); err != nil {
+		return err
+	}
 	rp := l.recoveryPoint.Load()
 	for i, s := range segs {
 		if i+1 < len(segs) && segs[i+1].base <= rp {
 			continue
 		}
-		if err := s.flush(); err != nil {
-			errs = append(errs, err)
+		if err := s.flush(l.health); err != nil {
+			return err
 		}
 	}
-	if err := syncDir(l.dir); err != nil {
-		errs = append(errs, err)
+	if err := l.syncLogDir(); err != nil {
+		return err
 	}
-	if len(errs) == 0 {
-		l.recoveryPoint.Store(leo)
-	}
+	l.recoveryPoint.Store(leo)
 	if l.producers.MapEndOffset() == leo {
-		if err := l.producers.takeSnapshot(leo); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, s := range segs {
-		if err := s.close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	l.finishPendingDeletes()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("storage: close %s: %w", l.tp, err)
+		return l.producers.takeSnapshot(leo)
 	}
 	return nil
 }
@@ -299,7 +346,7 @@ func (l *Log) Close() error {
 // Delete closes the log and removes its directory.
 func (l *Log) Delete() error {
 	cerr := l.Close()
-	if err := os.RemoveAll(l.dir); err != nil {
+	if err := l.fs.RemoveAll(l.dir); err != nil {
 		return fmt.Errorf("storage: delete %s: %w", l.dir, err)
 	}
 	return cerr
@@ -310,4 +357,12 @@ func (l *Log) checkOpenLocked() error {
 		return fmt.Errorf("storage: log %s: %w", l.tp, ErrClosed)
 	}
 	return nil
+}
+
+// checkUsableLocked refuses an operation on a closed log or a failed dir.
+func (l *Log) checkUsableLocked() error {
+	if err := l.checkOpenLocked(); err != nil {
+		return err
+	}
+	return l.Err()
 }

@@ -92,6 +92,7 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 func (l *Log) append(batches []byte, leaderEpoch int32, origin AppendOrigin) (AppendInfo, error) {
 	l.mu.Lock()
 	info, err := l.appendLocked(batches, leaderEpoch, origin)
+	err = l.fail(err)
 	cfg := l.cfg.Load()
 	flush := err == nil && info.NumBatches > 0 && !info.Duplicate &&
 		l.leo.Load()-l.recoveryPoint.Load() >= cfg.FlushMessages
@@ -101,7 +102,8 @@ func (l *Log) append(batches []byte, leaderEpoch int32, origin AppendOrigin) (Ap
 		// need not, so this runs outside the writer lock, and one fsync
 		// serves every append waiting for it (flushCovering).
 		if err := l.flushCovering(info.LastOffset + 1); err != nil {
-			return info, err
+			// The append is written but not durable: not acknowledged.
+			return info, l.fail(err)
 		}
 	}
 	return info, err
@@ -110,7 +112,7 @@ func (l *Log) append(batches []byte, leaderEpoch int32, origin AppendOrigin) (Ap
 func (l *Log) appendLocked(b []byte, leaderEpoch int32, origin AppendOrigin) (AppendInfo, error) {
 	leader := origin != OriginReplication
 	info := AppendInfo{FirstOffset: -1, LastOffset: -1, MaxTimestamp: noTimestamp, OffsetOfMaxTimestamp: -1, LogStartOffset: l.logStart.Load()}
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return info, err
 	}
 	if len(b) == 0 {
@@ -308,11 +310,11 @@ func (l *Log) assignEpochsLocked(metas []batchMeta) (added bool, err error) {
 func (l *Log) Roll() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return err
 	}
 	_, err := l.rollLocked(l.leo.Load())
-	return err
+	return l.fail(err)
 }
 
 // rollLocked starts a new active segment at newBase (at least the log end
@@ -327,17 +329,20 @@ func (l *Log) rollLocked(newBase int64) (*segment, error) {
 	if old.base == newBase {
 		return old, nil
 	}
-	ns, err := createSegment(l.dir, newBase, l.cfg.Load(), l.nowMs(), l.logger)
+	ns, err := createSegment(l.fs, l.dir, newBase, l.cfg.Load(), l.nowMs(), l.logger)
 	if err != nil {
 		return nil, err
 	}
-	old.seal()
+	if err := old.seal(); err != nil {
+		ns.removeFiles()
+		return nil, err
+	}
 	old.tail.reset()
 	l.publishSegments(append(slices.Clone(l.segments()), ns))
 	l.dirDirty = true
 	l.producers.setMapEnd(newBase)
 	if err := l.producers.takeSnapshot(newBase); err != nil {
-		l.logger.Warn("storage: producer snapshot on roll", "offset", newBase, "err", err)
+		return nil, fmt.Errorf("storage: %s: producer snapshot on roll at %d: %w", l.tp, newBase, err)
 	}
 	l.bg.Add(1)
 	go func() {

@@ -19,14 +19,14 @@ func (l *Log) Flush() error { return l.flushTo(math.MaxInt64) }
 func (l *Log) flushTo(target int64) error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
-	return l.flushToLocked(target)
+	return l.fail(l.flushToLocked(target))
 }
 
 // flushToLocked is flushTo; the caller holds flushMu.
 func (l *Log) flushToLocked(target int64) error {
 	l.mu.Lock()
 
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		l.mu.Unlock()
 		return err
 	}
@@ -55,12 +55,14 @@ func (l *Log) flushToLocked(target int64) error {
 	start := time.Now()
 	var errs []error
 	for _, s := range todo {
-		if err := s.flush(); err != nil && !s.deleted.Load() {
+		if err := s.flush(l.health); err != nil && !s.deleted.Load() {
+			// Fail-stop: nothing more is synced after a failed sync.
 			errs = append(errs, err)
+			break
 		}
 	}
-	if dirDirty {
-		if err := syncDir(l.dir); err != nil {
+	if dirDirty && len(errs) == 0 {
+		if err := l.syncLogDir(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -68,7 +70,7 @@ func (l *Log) flushToLocked(target int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(errs) > 0 {
-		l.dirDirty = l.dirDirty || dirDirty
+		// Never retried: the log fails (see log_failure.go).
 		return fmt.Errorf("storage: flush %s: %w", l.tp, errors.Join(errs...))
 	}
 	if gen == l.truncGen && target > l.recoveryPoint.Load() {
@@ -110,7 +112,7 @@ const maxSyncsInFlight = 2
 // ordered flush.
 func (l *Log) flushCovering(need int64) error {
 	l.gcMu.Lock()
-	for l.recoveryPoint.Load() < need && ((l.gcInflight > 0 && l.gcCovers >= need) || l.gcInflight >= maxSyncsInFlight) {
+	for l.recoveryPoint.Load() < need && l.health.failure() == nil && ((l.gcInflight > 0 && l.gcCovers >= need) || l.gcInflight >= maxSyncsInFlight) {
 		l.gcCond.Wait()
 	}
 	if l.recoveryPoint.Load() >= need {
@@ -118,7 +120,9 @@ func (l *Log) flushCovering(need int64) error {
 		return nil
 	}
 	l.mu.Lock()
-	if err := l.checkOpenLocked(); err != nil {
+	// A sync this append waited on failed (or any other in the dir): the
+	// error, never a second sync.
+	if err := l.checkUsableLocked(); err != nil {
 		l.mu.Unlock()
 		l.gcMu.Unlock()
 		return err
@@ -133,14 +137,14 @@ func (l *Log) flushCovering(need int64) error {
 		if l.recoveryPoint.Load() >= need {
 			return nil // the flush before ours covered it
 		}
-		return l.flushToLocked(math.MaxInt64)
+		return l.fail(l.flushToLocked(math.MaxInt64))
 	}
 	l.gcInflight++
 	l.gcCovers = max(l.gcCovers, target)
 	l.gcMu.Unlock()
 
 	start := time.Now()
-	err := seg.flush()
+	err := seg.flush(l.health)
 	if err == nil {
 		l.mu.Lock()
 		if gen == l.truncGen && target > l.recoveryPoint.Load() {
@@ -155,16 +159,17 @@ func (l *Log) flushCovering(need int64) error {
 		}
 	}
 
+	if err != nil {
+		// Before the waiters wake: they must see the failure, not start
+		// a sync of their own over data whose sync just failed.
+		err = l.fail(fmt.Errorf("storage: flush %s: %w", l.tp, err))
+	}
 	l.gcMu.Lock()
 	l.gcInflight--
 	if err != nil || l.gcInflight == 0 {
-		// Waiters relying on a failed sync start their own.
 		l.gcCovers = l.recoveryPoint.Load()
 	}
 	l.gcCond.Broadcast()
 	l.gcMu.Unlock()
-	if err != nil {
-		return fmt.Errorf("storage: flush %s: %w", l.tp, err)
-	}
-	return nil
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,7 +34,8 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fsys := fsOrDefault(opt.FS)
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", dir, err)
 	}
 	logger := opt.Logger
@@ -47,18 +47,24 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 	if clock == nil {
 		clock = time.Now
 	}
-	l := &Log{dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
+	health := opt.health
+	if health == nil {
+		health = newDirHealth(filepath.Dir(dir), nil)
+	}
+	l := &Log{fs: fsys, health: health, dir: dir, tp: tp, logger: logger, clock: clock, onFlush: opt.OnFlush}
 	l.gcCond.L = &l.gcMu
 	l.cfg.Store(&cfg)
 	l.highWatermark.Store(-1)
 	l.lastFlushMs.Store(l.nowMs())
-	l.producers = newProducerStateManager(dir, logger)
+	l.producers = newProducerStateManager(l.fs, dir, logger)
 	if err := l.loadTopicID(opt.TopicID); err != nil {
 		return nil, err
 	}
-	if l.epochs, err = OpenLeaderEpochCache(filepath.Join(dir, LeaderEpochCheckpointFile), logger); err != nil {
+	if l.epochs, err = openLeaderEpochCache(fsys, filepath.Join(dir, LeaderEpochCheckpointFile), logger); err != nil {
 		return nil, err
 	}
+	l.epochs.dirSync = l.syncLogDir
+	l.producers.dirSync = l.syncLogDir
 	bases, err := l.cleanDirectory()
 	if err != nil {
 		return nil, err
@@ -72,14 +78,14 @@ func OpenLog(dir string, cfg LogConfig, opt OpenOptions) (*Log, error) {
 		return nil, err
 	}
 	for _, b := range bases {
-		s, err := openSegmentFiles(dir, b, logger)
+		s, err := openSegmentFiles(fsys, dir, b, logger)
 		if err != nil {
 			return fail(err)
 		}
 		segs = append(segs, s)
 	}
 	if len(segs) == 0 {
-		s, err := createSegment(dir, max(opt.LogStartOffset, 0), &cfg, l.nowMs(), logger)
+		s, err := createSegment(fsys, dir, max(opt.LogStartOffset, 0), &cfg, l.nowMs(), logger)
 		if err != nil {
 			return fail(err)
 		}
@@ -169,11 +175,11 @@ func (l *Log) closeSegments() {
 // loadTopicID reads partition.metadata and reconciles it with want.
 func (l *Log) loadTopicID(want uuid.UUID) error {
 	path := filepath.Join(l.dir, PartitionMetadataFile)
-	have, err := ReadPartitionMetadata(path)
+	have, err := readPartitionMetadata(l.fs, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if want != (uuid.Zero) {
-			if err := WritePartitionMetadata(path, want); err != nil {
+			if err := writePartitionMetadata(l.fs, path, want); err != nil {
 				return err
 			}
 		}
@@ -197,7 +203,7 @@ func (l *Log) cleanDirectory() ([]int64, error) {
 	if err := l.completeSwaps(); err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(l.dir)
+	ents, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("storage: list %s: %w", l.dir, err)
 	}
@@ -239,7 +245,7 @@ func (l *Log) cleanDirectory() ([]int64, error) {
 }
 
 func (l *Log) removeLeftover(path string) {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := l.fs.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		l.logger.Warn("storage: cannot remove leftover file", "file", path, "err", err)
 	}
 }
@@ -295,7 +301,7 @@ func (l *Log) checkOrRebuild(s *segment, cfg *LogConfig, upper int64, active boo
 		return err
 	}
 	if !active {
-		s.seal()
+		return s.seal()
 	}
 	return nil
 }
@@ -339,7 +345,7 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 		if res.truncatedBytes > 0 {
 			l.logger.Warn("storage: truncated log during recovery", "segment", s.logPath, "bytes", res.truncatedBytes, "valid_batches", res.batches, "reason", res.reason)
 		}
-		if err := s.flush(); err != nil {
+		if err := s.flush(l.health); err != nil {
 			return nil, err
 		}
 		if res.truncatedBytes > 0 && i+1 < len(segs) {
@@ -352,12 +358,32 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 			segs = segs[:i+1]
 			break
 		}
+		if i+1 < len(segs) && segs[i+1].base > s.next {
+			// A hole after the recovered end: a power loss kept the
+			// names of later segments (a roll's snapshot synced the
+			// directory) and maybe some of their data, but not this
+			// segment's tail. Everything here lies above the recovery
+			// point, which is all a crash may lose: the log ends at its
+			// last whole batch, a prefix of what was written. (A
+			// follower's legitimate gap, compacted away on its leader,
+			// is fetched again.)
+			for _, later := range segs[i+1:] {
+				l.logger.Warn("storage: removing segment after a hole in the unflushed log", "segment", later.logPath, "hole_from", s.next, "hole_to", segs[i+1].base)
+				if err := later.removeFiles(); err != nil {
+					return nil, err
+				}
+			}
+			segs = segs[:i+1]
+			break
+		}
 		if i+1 < len(segs) {
-			s.seal()
+			if err := s.seal(); err != nil {
+				return nil, err
+			}
 		}
 		prevNext = s.next
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := l.syncLogDir(); err != nil {
 		return nil, err
 	}
 	return segs, nil
@@ -375,7 +401,7 @@ func (l *Log) assignTopicID(id uuid.UUID) error {
 	case id:
 		return nil
 	case uuid.Zero:
-		if err := WritePartitionMetadata(filepath.Join(l.dir, PartitionMetadataFile), id); err != nil {
+		if err := writePartitionMetadata(l.fs, filepath.Join(l.dir, PartitionMetadataFile), id); err != nil {
 			return err
 		}
 		l.topicID = id

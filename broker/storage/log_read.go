@@ -2,6 +2,8 @@ package storage
 
 import (
 	"fmt"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // Read returns whole batches starting with the batch that contains
@@ -40,7 +42,11 @@ func (l *Log) ReadCommitted(startOffset int64, maxBytes int32, maxOffset int64, 
 // below upper. The scan starts in the segment holding from and stops at
 // the first entry whose LSO reaches upper. The result is never nil.
 func (l *Log) AbortedTransactions(from, upper int64) ([]AbortedTxn, error) {
-	return collectAborted(l.segments(), from, upper)
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	out, err := collectAborted(l.segments(), from, upper)
+	return out, l.fail(err)
 }
 
 // read is Read; with wantUpper it also returns the upper bound of what it
@@ -48,6 +54,14 @@ func (l *Log) AbortedTransactions(from, upper int64) ([]AbortedTxn, error) {
 // when the data ends its segment, the next segment's base or the log end
 // (one more header read, so only read_committed fetches pay it).
 func (l *Log) read(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch, wantUpper bool) (ReadInfo, int64, error) {
+	if err := l.Err(); err != nil {
+		return ReadInfo{FirstOffset: startOffset, LogStartOffset: l.logStart.Load(), LogEndOffset: l.leo.Load()}, -1, err
+	}
+	info, upper, err := l.readSegments(startOffset, maxBytes, maxOffset, minOneBatch, wantUpper)
+	return info, upper, l.fail(err)
+}
+
+func (l *Log) readSegments(startOffset int64, maxBytes int32, maxOffset int64, minOneBatch, wantUpper bool) (ReadInfo, int64, error) {
 	leo := l.leo.Load()
 	ls := l.logStart.Load()
 	info := ReadInfo{FirstOffset: startOffset, LogStartOffset: ls, LogEndOffset: leo}
@@ -70,7 +84,11 @@ func (l *Log) read(startOffset int64, maxBytes int32, maxOffset int64, minOneBat
 			if sp.firstLast >= maxOffset || sp.firstSize > int64(maxBytes) && !minOneBatch {
 				return info, -1, nil
 			}
-			info.Regions = []FileRegion{{File: s.log, Position: sp.pos, Size: sp.stop - sp.pos}}
+			f, hold, err := s.log.pin()
+			if err != nil {
+				return info, -1, err
+			}
+			info.Regions = []FileRegion{{File: vfs.OSFile(f), Position: sp.pos, Size: sp.stop - sp.pos, src: f, hold: hold}}
 			info.Size = sp.stop - sp.pos
 			info.FirstOffset = sp.firstBase
 			upper := leo
@@ -101,15 +119,20 @@ func (l *Log) read(startOffset int64, maxBytes int32, maxOffset int64, minOneBat
 			budget = first
 		}
 		stop := s.boundary(pos, min(pos+budget, end), maxOffset, end)
-		info.Regions = []FileRegion{{File: s.log, Position: pos, Size: stop - pos}}
+		f, hold, err := s.log.pin()
+		if err != nil {
+			return info, -1, err
+		}
+		info.Regions = []FileRegion{{File: vfs.OSFile(f), Position: pos, Size: stop - pos, src: f, hold: hold}}
 		info.Size = stop - pos
 		info.FirstOffset = h.BaseOffset
 		upper := leo
 		switch {
 		case !wantUpper:
 		case stop < end:
-			next, err := readHeaderAt(s.log, s.name, stop, end)
+			next, err := readHeaderAt(f, s.name, stop, end)
 			if err != nil {
+				info.Release()
 				return info, -1, err
 			}
 			upper = next.BaseOffset
@@ -128,12 +151,13 @@ func (l *Log) ReadBytes(startOffset int64, maxBytes int32, maxOffset int64) ([]b
 	if err != nil {
 		return nil, err
 	}
+	defer info.Release()
 	buf := make([]byte, info.Size)
 	off := 0
 	for _, r := range info.Regions {
-		n, err := r.File.ReadAt(buf[off:off+int(r.Size)], r.Position)
+		n, err := r.src.ReadAt(buf[off:off+int(r.Size)], r.Position)
 		if n < int(r.Size) {
-			return nil, fmt.Errorf("storage: %s: read %d bytes at byte %d of %s: %w", l.tp, r.Size, r.Position, r.File.Name(), err)
+			return nil, l.fail(fmt.Errorf("storage: %s: read %d bytes at byte %d of %s: %w", l.tp, r.Size, r.Position, r.src.Name(), err))
 		}
 		off += n
 	}

@@ -20,9 +20,14 @@ import (
 // files removed after file.delete.delay.ms, so readers holding their regions
 // keep working meanwhile.
 func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
+	n, err := l.deleteRetainedSegments()
+	return n, l.fail(err)
+}
+
+func (l *Log) deleteRetainedSegments() (deleted int, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return 0, err
 	}
 	cfg := l.cfg.Load()
@@ -73,7 +78,9 @@ func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
 	}
 	l.publishSegments(slices.Clone(segs[n:]))
 	l.logger.Info("storage: deleting segments by retention", "count", n, "log_start", l.logStart.Load())
-	l.retireSegmentsLocked(segs[:n])
+	if err := l.retireSegmentsLocked(segs[:n]); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return n, fmt.Errorf("storage: %s: retention: %w", l.tp, err)
 	}
@@ -81,18 +88,25 @@ func (l *Log) DeleteRetainedSegments() (deleted int, err error) {
 }
 
 // retireSegmentsLocked renames segments already unpublished to *.deleted and
-// schedules their removal.
-func (l *Log) retireSegmentsLocked(segs []*segment) {
+// schedules their removal. A rename that fails is an I/O error for the
+// caller to fail on (the segments are unpublished all the same).
+func (l *Log) retireSegmentsLocked(segs []*segment) error {
+	var errs []error
 	for _, s := range segs {
 		s.deleted.Store(true)
 		if err := s.renameSuffix(deletedSuffix); err != nil {
-			l.logger.Warn("storage: rename retired segment", "segment", s.logPath, "err", err)
+			// Its files keep live names: removing them would delete
+			// data the next open needs (a cleaner's swap not yet
+			// complete, a truncation the dir failed in).
+			errs = append(errs, err)
+			continue
 		}
 		l.scheduleDelete(s)
 	}
 	if len(segs) > 0 {
 		l.dirDirty = true
 	}
+	return errors.Join(errs...)
 }
 
 // scheduleDelete closes and removes s after file.delete.delay.ms. Whoever
@@ -114,8 +128,13 @@ func (l *Log) scheduleDelete(s *segment) {
 			return
 		}
 		defer l.deleters.Done()
+		if l.Err() != nil {
+			s.close() // a failed dir is not written to; the next open removes the files
+			return
+		}
 		if err := s.removeFiles(); err != nil {
 			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
+			l.fail(err)
 		}
 	})
 }
@@ -129,6 +148,11 @@ func (l *Log) finishPendingDeletes() {
 	l.pendingMu.Unlock()
 	for s, t := range todo {
 		t.Stop()
+		if l.Err() != nil {
+			s.close()
+			l.deleters.Done()
+			continue
+		}
 		if err := s.removeFiles(); err != nil {
 			l.logger.Warn("storage: remove retired segment", "segment", s.logPath, "err", err)
 		}

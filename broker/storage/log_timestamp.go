@@ -14,6 +14,14 @@ import (
 // from there; in the first batch whose maxTimestamp reaches ts, the first
 // record that does (compressed batches are decompressed for it).
 func (l *Log) OffsetForTimestamp(ts int64) (offset, timestamp int64, found bool, err error) {
+	if err := l.Err(); err != nil {
+		return -1, -1, false, err
+	}
+	offset, timestamp, found, err = l.offsetForTimestamp(ts)
+	return offset, timestamp, found, l.fail(err)
+}
+
+func (l *Log) offsetForTimestamp(ts int64) (offset, timestamp int64, found bool, err error) {
 	leo := l.leo.Load()
 	ls := l.logStart.Load()
 	segs := l.segments()
@@ -80,6 +88,14 @@ func (s *segment) findOffsetByTimestamp(ts, startingOffset, leo int64) (offset, 
 // its time index offset, the first batch whose maxTimestamp is that
 // timestamp and in it the first record with it.
 func (l *Log) MaxTimestamp() (timestamp, offset int64, err error) {
+	if err := l.Err(); err != nil {
+		return -1, -1, err
+	}
+	timestamp, offset, err = l.maxTimestamp()
+	return timestamp, offset, l.fail(err)
+}
+
+func (l *Log) maxTimestamp() (timestamp, offset int64, err error) {
 	timestamp, offset = -1, -1
 	var best *segment
 	for _, s := range l.segments() {

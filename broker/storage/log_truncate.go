@@ -15,13 +15,15 @@ import (
 // truncateTo does: a broker that was elected leader and assigned an epoch
 // at its log end without appending must drop that entry when it follows,
 // or its fetches keep naming an epoch the leader never wrote.
-func (l *Log) TruncateTo(offset int64) error {
+func (l *Log) TruncateTo(offset int64) error { return l.fail(l.truncateTo(offset)) }
+
+func (l *Log) truncateTo(offset int64) error {
 	if offset < 0 {
 		return fmt.Errorf("storage: %s: truncate to negative offset %d", l.tp, offset)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return err
 	}
 	if leo := l.leo.Load(); offset >= leo {
@@ -38,7 +40,9 @@ func (l *Log) TruncateTo(offset int64) error {
 	// Lower the published end first so readers stop before what goes.
 	l.leo.Store(offset)
 	l.publishSegments(keep)
-	l.retireSegmentsLocked(drop)
+	if err := l.retireSegmentsLocked(drop); err != nil {
+		return fmt.Errorf("storage: %s: truncate to %d: %w", l.tp, offset, err)
+	}
 	s := keep[len(keep)-1]
 	newEnd, err := s.truncateTo(offset, cfg, l.nowMs())
 	if err != nil {
@@ -65,12 +69,16 @@ func (l *Log) TruncateTo(offset int64) error {
 // offset (a follower far behind the leader's log start). The epoch cache
 // and producer state are cleared.
 func (l *Log) TruncateFullyAndStartAt(offset int64) error {
+	return l.fail(l.truncateFullyAndStartAt(offset))
+}
+
+func (l *Log) truncateFullyAndStartAt(offset int64) error {
 	if offset < 0 {
 		return fmt.Errorf("storage: %s: start at negative offset %d", l.tp, offset)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return err
 	}
 	return l.truncateFullyAndStartAtLocked(offset)
@@ -85,10 +93,10 @@ func (l *Log) truncateFullyAndStartAtLocked(offset int64) error {
 	for _, s := range old {
 		s.deleted.Store(true)
 		if err := s.renameSuffix(deletedSuffix); err != nil {
-			l.logger.Warn("storage: rename retired segment", "segment", s.logPath, "err", err)
+			return fmt.Errorf("storage: %s: start at %d: %w", l.tp, offset, err)
 		}
 	}
-	ns, err := createSegment(l.dir, offset, l.cfg.Load(), l.nowMs(), l.logger)
+	ns, err := createSegment(l.fs, l.dir, offset, l.cfg.Load(), l.nowMs(), l.logger)
 	if err != nil {
 		// Put the old log back as it was; it is still published.
 		for _, s := range old {
@@ -123,10 +131,12 @@ func (l *Log) truncateFullyAndStartAtLocked(offset int64) error {
 // not beyond the log end offset. Segments wholly below it are deleted
 // (except the active one), the epoch cache is truncated from the start and
 // producer snapshots below it are removed.
-func (l *Log) SetLogStartOffset(offset int64) error {
+func (l *Log) SetLogStartOffset(offset int64) error { return l.fail(l.setLogStartOffset(offset)) }
+
+func (l *Log) setLogStartOffset(offset int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.checkOpenLocked(); err != nil {
+	if err := l.checkUsableLocked(); err != nil {
 		return err
 	}
 	if leo := l.leo.Load(); offset > leo {
@@ -156,7 +166,9 @@ func (l *Log) advanceLogStartLocked(offset int64) error {
 	}
 	if n > 0 {
 		l.publishSegments(slices.Clone(segs[n:]))
-		l.retireSegmentsLocked(segs[:n])
+		if err := l.retireSegmentsLocked(segs[:n]); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/uuid"
 )
 
@@ -42,12 +42,25 @@ type ManagerConfig struct {
 	Clock  func() time.Time
 	// OnFlush is every log's OpenOptions.OnFlush.
 	OnFlush func(time.Duration)
+
+	// FS is the file system under the logs; nil is the operating
+	// system's. Log dirs are locked only on the operating system's.
+	FS vfs.FS
+
+	// Locks, if set, are the log dirs' locks, taken by the caller before
+	// anything else read the dirs (the broker takes them before opening
+	// the embedded metadata store, which lives in the first dir); every
+	// dir of LogDirs must be held and the caller releases them after
+	// Shutdown. Nil: OpenManager takes them itself and Shutdown releases
+	// them.
+	Locks *DirLocks
 }
 
 // Manager owns the log directories of a broker: their meta.properties, the
 // partition logs inside them, the per-directory checkpoint files and the
 // background retention, flush and checkpoint tasks.
 type Manager struct {
+	fs        vfs.FS
 	cfg       ManagerConfig
 	dirs      []string
 	logger    *slog.Logger
@@ -56,6 +69,7 @@ type Manager struct {
 
 	mu      sync.RWMutex
 	logs    map[partid.TopicPartition]*Log
+	perDir  map[string]int // logs per dir, for placing new ones
 	closed  bool
 	started bool
 	cancel  context.CancelFunc
@@ -64,6 +78,12 @@ type Manager struct {
 	bg   sync.WaitGroup
 
 	cleaner *Cleaner
+
+	locks    *DirLocks
+	ownLocks bool // taken by OpenManager, released by Shutdown
+
+	health   map[string]*dirHealth // by dir, fixed after open
+	failures chan DirFailure       // DirFailures; one slot per dir, so never full
 }
 
 // OpenManager creates the log dirs if needed, checks or writes their
@@ -96,43 +116,67 @@ func OpenManagerContext(ctx context.Context, cfg ManagerConfig) (*Manager, error
 	if cfg.CheckpointInterval <= 0 {
 		cfg.CheckpointInterval = 60 * time.Second
 	}
-	m := &Manager{cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}}
+	m := &Manager{fs: fsOrDefault(cfg.FS), cfg: cfg, logger: cfg.Logger, clock: cfg.Clock, logs: map[partid.TopicPartition]*Log{}, perDir: map[string]int{}, health: map[string]*dirHealth{}}
 	if m.logger == nil {
 		m.logger = slog.Default()
 	}
 	if m.clock == nil {
 		m.clock = time.Now
 	}
-	seen := map[string]bool{}
-	for _, d := range cfg.LogDirs {
-		abs, err := filepath.Abs(d)
+	// Every dir is locked before anything in it is read.
+	m.locks = cfg.Locks
+	if m.locks == nil && vfs.OnDisk(m.fs) {
+		locks, err := LockLogDirs(cfg.LogDirs)
 		if err != nil {
-			return nil, fmt.Errorf("storage: log dir %s: %w", d, err)
-		}
-		if seen[abs] {
-			return nil, fmt.Errorf("storage: log dir %s is listed twice", abs)
-		}
-		seen[abs] = true
-		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return nil, fmt.Errorf("storage: create log dir %s: %w", abs, err)
-		}
-		m.dirs = append(m.dirs, abs)
-	}
-	if err := m.checkMetaProperties(); err != nil {
-		return nil, err
-	}
-	for _, d := range m.dirs {
-		if err := m.loadDir(ctx, d); err != nil {
-			for _, l := range m.logs {
-				if l != nil {
-					l.Close()
-				}
-			}
 			return nil, err
 		}
+		m.locks, m.ownLocks = locks, true
+	}
+	if err := m.open(ctx); err != nil {
+		for _, l := range m.logs {
+			if l != nil {
+				l.Close()
+			}
+		}
+		if m.ownLocks {
+			m.locks.Release()
+		}
+		return nil, err
 	}
 	m.cleaner = newCleaner(m)
 	return m, nil
+}
+
+func (m *Manager) open(ctx context.Context) error {
+	seen := map[string]bool{}
+	for _, d := range m.cfg.LogDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return fmt.Errorf("storage: log dir %s: %w", d, err)
+		}
+		if seen[abs] {
+			return fmt.Errorf("storage: log dir %s is listed twice", abs)
+		}
+		seen[abs] = true
+		if m.locks != nil && !m.locks.Holds(abs) {
+			return fmt.Errorf("storage: log dir %s is not locked by this broker", abs)
+		}
+		if err := m.fs.MkdirAll(abs, 0o755); err != nil {
+			return fmt.Errorf("storage: create log dir %s: %w", abs, err)
+		}
+		m.dirs = append(m.dirs, abs)
+		m.health[abs] = newDirHealth(abs, m.reportDirFailure)
+	}
+	m.failures = make(chan DirFailure, len(m.dirs))
+	if err := m.checkMetaProperties(); err != nil {
+		return err
+	}
+	for _, d := range m.dirs {
+		if err := m.loadDir(ctx, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkMetaProperties reconciles every dir's meta.properties with the
@@ -143,7 +187,7 @@ func (m *Manager) checkMetaProperties() error {
 	var write []string
 	for _, d := range m.dirs {
 		path := filepath.Join(d, MetaPropertiesFile)
-		mp, err := ReadMetaProperties(path)
+		mp, err := readMetaProperties(m.fs, path)
 		if errors.Is(err, fs.ErrNotExist) {
 			write = append(write, d)
 			continue
@@ -174,7 +218,7 @@ func (m *Manager) checkMetaProperties() error {
 	m.clusterID = clusterID
 	for _, d := range write {
 		mp := MetaProperties{BrokerID: m.cfg.BrokerID, ClusterID: clusterID}
-		if err := WriteMetaProperties(filepath.Join(d, MetaPropertiesFile), mp, m.clock()); err != nil {
+		if err := writeMetaProperties(m.fs, filepath.Join(d, MetaPropertiesFile), mp, m.clock()); err != nil {
 			return err
 		}
 	}
@@ -183,16 +227,16 @@ func (m *Manager) checkMetaProperties() error {
 
 // loadDir opens every partition directory of one log dir, in parallel.
 func (m *Manager) loadDir(ctx context.Context, root string) error {
-	clean := fileExists(filepath.Join(root, CleanShutdownFile))
-	rps, err := ReadOffsetCheckpoint(filepath.Join(root, RecoveryPointCheckpointFile))
+	clean := fileExists(m.fs, filepath.Join(root, CleanShutdownFile))
+	rps, err := readOffsetCheckpoint(m.fs, filepath.Join(root, RecoveryPointCheckpointFile))
 	if err != nil {
 		return err
 	}
-	starts, err := ReadOffsetCheckpoint(filepath.Join(root, LogStartOffsetCheckpointFile))
+	starts, err := readOffsetCheckpoint(m.fs, filepath.Join(root, LogStartOffsetCheckpointFile))
 	if err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(root)
+	ents, err := m.fs.ReadDir(root)
 	if err != nil {
 		return fmt.Errorf("storage: list log dir %s: %w", root, err)
 	}
@@ -247,6 +291,8 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 					Clock:          m.clock,
 					Logger:         m.logger,
 					OnFlush:        m.cfg.OnFlush,
+					FS:             m.fs,
+					health:         m.health[root],
 				})
 			}
 		}()
@@ -282,19 +328,23 @@ func (m *Manager) loadDir(ctx context.Context, root string) error {
 	for i, j := range jobs {
 		m.logs[j.tp] = results[i]
 	}
+	m.perDir[root] += len(jobs)
 	if clean {
-		if err := os.Remove(filepath.Join(root, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := m.fs.Remove(filepath.Join(root, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("storage: remove clean shutdown marker in %s: %w", root, err)
 		}
-		if err := syncDir(root); err != nil {
+		if err := syncDir(m.fs, root); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
+// fileExists reports whether path exists; an error other than "does not
+// exist" counts as absent, which for the clean-shutdown marker means a
+// recovery rather than trusting what could not be read.
+func fileExists(fsys vfs.FS, path string) bool {
+	_, err := fsys.Stat(path)
 	return err == nil
 }
 
@@ -303,7 +353,7 @@ func (m *Manager) removeAsync(path string) {
 	m.bg.Add(1)
 	go func() {
 		defer m.bg.Done()
-		if err := os.RemoveAll(path); err != nil {
+		if err := m.fs.RemoveAll(path); err != nil {
 			m.logger.Warn("storage: remove deleted partition directory", "dir", path, "err", err)
 		}
 	}()
@@ -346,7 +396,7 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 	}
 	if l, ok := m.logs[tp]; ok {
 		if err := l.assignTopicID(topicID); err != nil {
-			return nil, err
+			return nil, l.fail(err)
 		}
 		// A log loaded at startup has the broker defaults; the caller
 		// knows the topic's config (compaction, retention).
@@ -359,28 +409,128 @@ func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicI
 	if tp.Partition < 0 {
 		return nil, fmt.Errorf("storage: partition %d of %s is negative", tp.Partition, tp.Topic)
 	}
-	counts := map[string]int{}
-	for _, l := range m.logs {
-		counts[filepath.Dir(l.Dir())]++
-	}
-	root := m.dirs[0]
-	for _, d := range m.dirs[1:] {
-		if counts[d] < counts[root] {
+	// Kafka's rule: the live dir holding the fewest partitions (ties: the
+	// first listed).
+	root := ""
+	for _, d := range m.dirs {
+		if m.health[d].failure() == nil && (root == "" || m.perDir[d] < m.perDir[root]) {
 			root = d
 		}
 	}
-	l, err := OpenLog(filepath.Join(root, tp.String()), cfg, OpenOptions{
-		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush,
-	})
-	if err != nil {
-		return nil, err
+	if root == "" {
+		return nil, fmt.Errorf("storage: cannot create the log of %s: every log dir is offline: %w", tp, ErrStorage)
 	}
-	if err := syncDir(root); err != nil {
-		l.Close()
-		return nil, err
+	dir := filepath.Join(root, tp.String())
+	_, statErr := m.fs.Stat(dir)
+	existed := statErr == nil
+	l, err := OpenLog(dir, cfg, OpenOptions{
+		CleanShutdown: true, TopicID: topicID, Clock: m.clock, Logger: m.logger, OnFlush: m.cfg.OnFlush, FS: m.fs,
+		health: m.health[root],
+	})
+	if err == nil {
+		if serr := syncDir(m.fs, root); serr != nil {
+			// The dir goes offline first, so the close syncs nothing.
+			err = m.failDirOn(root, serr)
+			l.Close()
+		}
+	}
+	if err != nil {
+		// Nothing half-created stays behind: the caller refuses the
+		// partition, and a later attempt starts from nothing.
+		if !existed {
+			if rerr := m.fs.RemoveAll(dir); rerr != nil {
+				m.logger.Warn("storage: cannot remove the directory of a log that could not be created", "dir", dir, "err", rerr)
+			}
+		}
+		return nil, m.failDirOn(root, fmt.Errorf("storage: create the log of %s in %s: %w", tp, root, err))
 	}
 	m.logs[tp] = l
+	m.perDir[root]++
 	return l, nil
+}
+
+// DirFailures reports each log dir that goes offline, once, with its first
+// I/O error (Kafka's LogDirFailureChannel). The channel has a slot per dir,
+// so storage never blocks on it; it is never closed. From the moment of the
+// failure every log in the dir fails its operations with ErrStorage; the
+// receiver decides what the broker does about it (KIP-112: take the dir's
+// partitions offline, tell the controller, stop when no dir is left).
+func (m *Manager) DirFailures() <-chan DirFailure { return m.failures }
+
+// OfflineDirs lists the failed dirs with their first I/O error, in
+// LogDirs order.
+func (m *Manager) OfflineDirs() []DirFailure {
+	var out []DirFailure
+	for _, d := range m.dirs {
+		if err := m.health[d].failure(); err != nil {
+			out = append(out, DirFailure{Dir: d, Err: err})
+		}
+	}
+	return out
+}
+
+// LiveDirs lists the dirs that have not failed, in LogDirs order.
+func (m *Manager) LiveDirs() []string {
+	var out []string
+	for _, d := range m.dirs {
+		if m.health[d].failure() == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// FailDir takes a log dir offline as an I/O error in it would, with cause
+// as its error: an operator's, or a test's, way to retire a dir. It is
+// reported on DirFailures unless the dir had failed already.
+func (m *Manager) FailDir(dir string, cause error) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("storage: log dir %s: %w", dir, err)
+	}
+	h := m.health[abs]
+	if h == nil {
+		return fmt.Errorf("storage: %s is not a log dir of this broker", abs)
+	}
+	if h.fail(cause) {
+		m.logger.Error("storage: log dir taken offline", "dir", abs, "err", cause)
+	}
+	return nil
+}
+
+// dirFailure is the dir's first I/O error, nil while it is healthy.
+func (m *Manager) dirFailure(dir string) error {
+	if h := m.health[dir]; h != nil {
+		return h.failure()
+	}
+	return nil
+}
+
+// failDirOn handles an error of a dir-level operation (a checkpoint, a new
+// partition directory) as Log.fail does for a log's: a disk failure takes
+// the dir offline and becomes ErrStorage, a shortage of descriptors or
+// memory becomes ErrStorage alone, anything else is returned as it is.
+func (m *Manager) failDirOn(dir string, err error) error {
+	switch {
+	case err == nil || errors.Is(err, ErrStorage):
+		return err
+	case isDiskFailure(err):
+		if h := m.health[dir]; h != nil && h.fail(err) {
+			m.logger.Error("storage: I/O error; the log dir goes offline", "dir", dir, "err", err)
+		}
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	case isResourceShortage(err):
+		return fmt.Errorf("%w: %w", ErrStorage, err)
+	}
+	return err
+}
+
+// reportDirFailure is every dir's dirHealth.report.
+func (m *Manager) reportDirFailure(f DirFailure) {
+	select {
+	case m.failures <- f:
+	default: // cannot happen: one slot per dir, one report per dir
+	}
 }
 
 // DeleteLog closes the log of tp and renames its directory to
@@ -390,6 +540,9 @@ func (m *Manager) DeleteLog(tp partid.TopicPartition) error {
 	m.mu.Lock()
 	l, ok := m.logs[tp]
 	delete(m.logs, tp)
+	if ok {
+		m.perDir[filepath.Dir(l.Dir())]--
+	}
 	m.mu.Unlock()
 	if !ok {
 		return nil
@@ -403,10 +556,10 @@ func (m *Manager) DeleteLog(tp partid.TopicPartition) error {
 	}
 	root := filepath.Dir(l.Dir())
 	dst := filepath.Join(root, tp.String()+"."+hex.EncodeToString(id[:])+deleteDirMark)
-	if err := os.Rename(l.Dir(), dst); err != nil {
+	if err := m.fs.Rename(l.Dir(), dst); err != nil {
 		return fmt.Errorf("storage: rename %s for deletion: %w", l.Dir(), err)
 	}
-	if err := syncDir(root); err != nil {
+	if err := syncDir(m.fs, root); err != nil {
 		return err
 	}
 	m.removeAsync(dst)
@@ -426,6 +579,11 @@ func (m *Manager) Shutdown() error {
 	m.closed = true
 	if m.cancel != nil {
 		m.cancel()
+	}
+	if m.ownLocks {
+		// Released last: until every log is closed and the marker
+		// written, the dirs are this broker's.
+		defer m.locks.Release()
 	}
 	logs := make(map[partid.TopicPartition]*Log, len(m.logs))
 	for tp, l := range m.logs {
@@ -459,10 +617,10 @@ func (m *Manager) Shutdown() error {
 		return errors.Join(errs...)
 	}
 	for _, d := range m.dirs {
-		if failed[d] {
+		if failed[d] || m.dirFailure(d) != nil {
 			continue
 		}
-		if err := writeFileAtomic(filepath.Join(d, CleanShutdownFile), nil); err != nil {
+		if err := writeFileAtomic(m.fs, filepath.Join(d, CleanShutdownFile), nil); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -90,11 +90,15 @@ func (m *Manager) writeCheckpoints(logs map[partid.TopicPartition]*Log) error {
 	defer m.cpMu.Unlock()
 	var errs []error
 	for _, d := range m.dirs {
-		if err := WriteOffsetCheckpoint(filepath.Join(d, RecoveryPointCheckpointFile), rps[d]); err != nil {
-			errs = append(errs, err)
+		if m.dirFailure(d) != nil {
+			continue // an offline dir's checkpoints stay as they were
 		}
-		if err := WriteOffsetCheckpoint(filepath.Join(d, LogStartOffsetCheckpointFile), starts[d]); err != nil {
-			errs = append(errs, err)
+		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, RecoveryPointCheckpointFile), rps[d]); err != nil {
+			errs = append(errs, m.failDirOn(d, err))
+			continue
+		}
+		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, LogStartOffsetCheckpointFile), starts[d]); err != nil {
+			errs = append(errs, m.failDirOn(d, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -119,8 +123,11 @@ func (m *Manager) WriteHighWatermarks(hw map[partid.TopicPartition]int64) error 
 	defer m.cpMu.Unlock()
 	var errs []error
 	for _, d := range m.dirs {
-		if err := WriteOffsetCheckpoint(filepath.Join(d, ReplicationOffsetCheckpointFile), byDir[d]); err != nil {
-			errs = append(errs, err)
+		if m.dirFailure(d) != nil {
+			continue
+		}
+		if err := writeOffsetCheckpoint(m.fs, filepath.Join(d, ReplicationOffsetCheckpointFile), byDir[d]); err != nil {
+			errs = append(errs, m.failDirOn(d, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -130,7 +137,7 @@ func (m *Manager) WriteHighWatermarks(hw map[partid.TopicPartition]int64) error 
 func (m *Manager) ReadHighWatermarks() (map[partid.TopicPartition]int64, error) {
 	out := map[partid.TopicPartition]int64{}
 	for _, d := range m.dirs {
-		hw, err := ReadOffsetCheckpoint(filepath.Join(d, ReplicationOffsetCheckpointFile))
+		hw, err := readOffsetCheckpoint(m.fs, filepath.Join(d, ReplicationOffsetCheckpointFile))
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/testing/testwait"
 	"kafgo/internal/uuid"
 )
@@ -205,7 +206,7 @@ func TestManagerDeleteLog(t *testing.T) {
 	os.MkdirAll(filepath.Join(d, "not a partition"), 0o755)
 	m := openTestManager(t, managerConfig(d))
 	defer m.Shutdown()
-	testwait.Until(t, 5*time.Second, "the stale -delete dir to go", func() bool { return !fileExists(stale) })
+	testwait.Until(t, 5*time.Second, "the stale -delete dir to go", func() bool { return !fileExists(vfs.Default, stale) })
 	if len(m.Logs()) != 0 {
 		t.Fatalf("logs %v", m.Logs())
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/javaprops"
 )
 
@@ -25,8 +26,12 @@ const javaDateLayout = "Mon Jan 02 15:04:05 MST 2006"
 // ReadMetaProperties parses meta.properties. Only version 0 (ZooKeeper
 // mode) is accepted: a version 1 file belongs to a KRaft node.
 func ReadMetaProperties(path string) (MetaProperties, error) {
+	return readMetaProperties(vfs.Default, path)
+}
+
+func readMetaProperties(fsys vfs.FS, path string) (MetaProperties, error) {
 	var mp MetaProperties
-	data, err := readSmallFile(path, 64<<10)
+	data, err := readSmallFile(fsys, path, 64<<10)
 	if err != nil {
 		return mp, err
 	}
@@ -49,7 +54,11 @@ func ReadMetaProperties(path string) (MetaProperties, error) {
 // WriteMetaProperties atomically writes meta.properties in the layout
 // Properties.store produces: an empty comment, the date, then the keys.
 func WriteMetaProperties(path string, mp MetaProperties, now time.Time) error {
-	return writeFileAtomic(path, formatMetaProperties(mp, now))
+	return writeMetaProperties(vfs.Default, path, mp, now)
+}
+
+func writeMetaProperties(fsys vfs.FS, path string, mp MetaProperties, now time.Time) error {
+	return writeFileAtomic(fsys, path, formatMetaProperties(mp, now))
 }
 
 func formatMetaProperties(mp MetaProperties, now time.Time) []byte {

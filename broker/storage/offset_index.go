@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"kafgo/broker/storage/vfs"
 )
 
 const offsetEntrySize = 8
@@ -18,8 +20,8 @@ type offsetIndex struct {
 	base int64
 }
 
-func openOffsetIndex(path string, base int64) (*offsetIndex, bool, error) {
-	f, bad, err := openIndexFile(path, offsetEntrySize)
+func openOffsetIndex(fsys vfs.FS, path string, base int64) (*offsetIndex, bool, error) {
+	f, bad, err := openIndexFile(fsys, path, offsetEntrySize)
 	if err != nil {
 		return nil, false, err
 	}
@@ -28,19 +30,15 @@ func openOffsetIndex(path string, base int64) (*offsetIndex, bool, error) {
 
 // entryLocked decodes entry i; the caller holds mu (shared) and i < n.
 func (x *offsetIndex) entryLocked(i int64) (offset, pos int64) {
-	b := x.mm[i*offsetEntrySize:]
+	b := x.data[i*offsetEntrySize:]
 	return x.base + int64(int32(binary.BigEndian.Uint32(b))), int64(int32(binary.BigEndian.Uint32(b[4:])))
 }
-
-// count returns the entries a reader may use: the published count, bounded
-// by the mapping (which a failed resize may have dropped).
-func (x *offsetIndex) countLocked() int64 { return min(x.n.Load(), x.cap) }
 
 // lookup returns the greatest entry with offset <= target whose position is
 // below end (entries beyond what a reader may read are ignored), or (base, 0)
 // when there is none: the place to start a forward scan for target.
 func (x *offsetIndex) lookup(target, end int64) (offset, pos int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
@@ -57,7 +55,7 @@ func (x *offsetIndex) lookup(target, end int64) (offset, pos int64) {
 // posLimit and offset < maxOffset: a batch boundary such that every batch
 // before it ends below maxOffset. ok is false when no entry qualifies.
 func (x *offsetIndex) lookupBoundary(posLimit, maxOffset int64) (pos int64, ok bool) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
@@ -73,7 +71,7 @@ func (x *offsetIndex) lookupBoundary(posLimit, maxOffset int64) (pos int64, ok b
 
 // lastEntry is the last entry, or (base, 0) when empty.
 func (x *offsetIndex) lastEntry() (offset, pos int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	if n == 0 {
@@ -84,7 +82,7 @@ func (x *offsetIndex) lastEntry() (offset, pos int64) {
 
 // entries copies all entries out (tests and the dump tool).
 func (x *offsetIndex) entries() [][2]int64 {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	out := make([][2]int64, n)
@@ -117,13 +115,12 @@ func (x *offsetIndex) append(offset, pos int64) error {
 	var e [offsetEntrySize]byte
 	binary.BigEndian.PutUint32(e[:], uint32(rel))
 	binary.BigEndian.PutUint32(e[4:], uint32(pos))
-	x.appendEntry(e[:])
-	return nil
+	return x.appendEntry(e[:])
 }
 
 // truncateTo drops the entries with offset >= offset.
 func (x *offsetIndex) truncateTo(offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
 		o, _ := x.entryLocked(int64(i))
@@ -136,7 +133,7 @@ func (x *offsetIndex) truncateTo(offset int64) {
 // sanityCheck validates every entry: offsets strictly increasing and not
 // below the base, positions increasing and inside the log.
 func (x *offsetIndex) sanityCheck(logSize int64) error {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	prevO, prevP := int64(-1), int64(-1)

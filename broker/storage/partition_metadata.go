@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"kafgo/broker/storage/vfs"
 	"kafgo/internal/uuid"
 )
 
@@ -17,7 +18,11 @@ import (
 // ReadPartitionMetadata returns the topic id stored in a partition.metadata
 // file. A missing file is an error wrapping fs.ErrNotExist.
 func ReadPartitionMetadata(path string) (uuid.UUID, error) {
-	data, err := readSmallFile(path, 4096)
+	return readPartitionMetadata(vfs.Default, path)
+}
+
+func readPartitionMetadata(fsys vfs.FS, path string) (uuid.UUID, error) {
+	data, err := readSmallFile(fsys, path, 4096)
 	if err != nil {
 		return uuid.Zero, err
 	}
@@ -57,7 +62,11 @@ func parsePartitionMetadata(path string, data []byte) (uuid.UUID, error) {
 
 // WritePartitionMetadata atomically writes partition.metadata for topicID.
 func WritePartitionMetadata(path string, topicID uuid.UUID) error {
-	return writeFileAtomic(path, formatPartitionMetadata(topicID))
+	return writeFileAtomic(vfs.Default, path, formatPartitionMetadata(topicID))
+}
+
+func writePartitionMetadata(fsys vfs.FS, path string, topicID uuid.UUID) error {
+	return writeFileAtomic(fsys, path, formatPartitionMetadata(topicID))
 }
 
 func formatPartitionMetadata(topicID uuid.UUID) []byte {

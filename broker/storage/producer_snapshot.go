@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // Producer snapshot file, version 1 (Kafka's ProducerStateManager):
@@ -34,7 +35,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // WriteProducerSnapshot atomically writes a snapshot of producers to path.
 func WriteProducerSnapshot(path string, producers []ProducerState) error {
-	return writeFileAtomic(path, encodeProducerSnapshot(producers))
+	return writeFileAtomic(vfs.Default, path, encodeProducerSnapshot(producers))
 }
 
 func encodeProducerSnapshot(producers []ProducerState) []byte {
@@ -65,7 +66,11 @@ func encodeProducerSnapshot(producers []ProducerState) []byte {
 
 // ReadProducerSnapshot reads a snapshot file.
 func ReadProducerSnapshot(path string) ([]ProducerState, error) {
-	data, err := readSmallFile(path, maxSnapshotBytes)
+	return readProducerSnapshot(vfs.Default, path)
+}
+
+func readProducerSnapshot(fsys vfs.FS, path string) ([]ProducerState, error) {
+	data, err := readSmallFile(fsys, path, maxSnapshotBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +138,7 @@ func (m *ProducerStateManager) snapshotPath(offset int64) string {
 
 // snapshotOffsets lists the snapshot files of the directory, ascending.
 func (m *ProducerStateManager) snapshotOffsets() ([]int64, error) {
-	ents, err := os.ReadDir(m.dir)
+	ents, err := m.fs.ReadDir(m.dir)
 	if err != nil {
 		return nil, fmt.Errorf("storage: list %s: %w", m.dir, err)
 	}
@@ -159,7 +164,7 @@ func (m *ProducerStateManager) SnapshotOffsets() []int64 {
 // takeSnapshot writes the current state as <offset>.snapshot, the state of
 // every batch below offset.
 func (m *ProducerStateManager) takeSnapshot(offset int64) error {
-	return WriteProducerSnapshot(m.snapshotPath(offset), m.Producers())
+	return writeFileAtomicSync(m.fs, m.snapshotPath(offset), encodeProducerSnapshot(m.Producers()), m.dirSync)
 }
 
 // loadLatestSnapshot replaces the state with the newest readable snapshot at
@@ -177,10 +182,10 @@ func (m *ProducerStateManager) loadLatestSnapshot(limit int64) (offset int64, ok
 			continue
 		}
 		path := m.snapshotPath(offs[i])
-		states, err := ReadProducerSnapshot(path)
+		states, err := readProducerSnapshot(m.fs, path)
 		if err != nil {
 			m.logger.Warn("storage: deleting unreadable producer snapshot", "file", path, "err", err)
-			if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			if rerr := m.fs.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 				m.logger.Warn("storage: cannot delete producer snapshot", "file", path, "err", rerr)
 			}
 			continue
@@ -214,7 +219,7 @@ func (m *ProducerStateManager) deleteSnapshots(drop func(int64) bool) error {
 		if !drop(off) {
 			continue
 		}
-		if err := os.Remove(m.snapshotPath(off)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := m.fs.Remove(m.snapshotPath(off)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("storage: remove snapshot: %w", err))
 		}
 	}

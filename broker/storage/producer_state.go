@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // producerBatchesToRetain is Kafka's NumBatchesToRetain: the dedup window,
@@ -149,8 +150,10 @@ func (p *ProducerState) checkEpoch(h *record.BatchHeader) error {
 // mutates it under its own lock; the read methods are safe for concurrent
 // use.
 type ProducerStateManager struct {
-	dir    string
-	logger *slog.Logger
+	fs      vfs.FS
+	dirSync func() error // the directory fsync (the log's)
+	dir     string
+	logger  *slog.Logger
 
 	mu        sync.RWMutex
 	producers map[int64]*ProducerState
@@ -158,8 +161,8 @@ type ProducerStateManager struct {
 	mapEnd    int64 // the state reflects every batch below this offset
 }
 
-func newProducerStateManager(dir string, logger *slog.Logger) *ProducerStateManager {
-	return &ProducerStateManager{dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
+func newProducerStateManager(fsys vfs.FS, dir string, logger *slog.Logger) *ProducerStateManager {
+	return &ProducerStateManager{fs: fsys, dirSync: func() error { return syncDir(fsys, dir) }, dir: dir, logger: logger, producers: map[int64]*ProducerState{}}
 }
 
 // Producer returns a copy of one producer's state.

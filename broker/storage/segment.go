@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // segment is one .log file with its .index, .timeindex and, once a
@@ -24,10 +25,11 @@ import (
 // and index entries of an append are in place, so a reader never meets a
 // half-written batch.
 type segment struct {
+	fs      vfs.FS
 	base    int64
-	name    string // the .log path at open, for readers' error messages
-	logPath string // current path of the .log (renamed .deleted); writer only
-	log     *os.File
+	name    string      // the .log path at open, for readers' error messages
+	logPath string      // current path of the .log (renamed .deleted); writer only
+	log     *cachedFile // opened on demand through fileCache
 	offIdx  *offsetIndex
 	timeIdx *timeIndex
 	txnIdx  *txnIndex
@@ -53,24 +55,23 @@ type segment struct {
 	maxTs    int64 // published copies of maxTsW/maxTsOffW, for readers
 	maxTsOff int64
 
-	// writeAt is a seam for fault-injection tests; nil means log.WriteAt.
-	writeAt func(b []byte, off int64) (int, error)
+	syncMu sync.Mutex // flush: one sync of the segment at a time
 }
 
 // createSegment makes the files of a new, empty segment with preallocated
 // indexes. An existing non-empty .log at that name is an error: it would
 // mean two segments claim the same offsets.
-func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *slog.Logger) (*segment, error) {
+func createSegment(fsys vfs.FS, dir string, base int64, cfg *LogConfig, nowMs int64, logger *slog.Logger) (*segment, error) {
 	logPath := segmentPath(dir, base, logExt)
-	if st, err := os.Stat(logPath); err == nil && st.Size() > 0 {
+	if st, err := fsys.Stat(logPath); err == nil && st.Size() > 0 {
 		return nil, fmt.Errorf("storage: create segment %s: a non-empty file exists", logPath)
 	}
 	for _, ext := range []string{indexExt, timeIndexExt, txnIndexExt} {
-		if err := os.Remove(segmentPath(dir, base, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(segmentPath(dir, base, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("storage: remove stale %s: %w", segmentPath(dir, base, ext), err)
 		}
 	}
-	s, err := openSegmentFiles(dir, base, logger)
+	s, err := openSegmentFiles(fsys, dir, base, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -89,16 +90,15 @@ func createSegment(dir string, base int64, cfg *LogConfig, nowMs int64, logger *
 // openSegmentFiles opens (creating if needed) the three files of a segment,
 // and its transaction index if it has one. The indexes are not validated
 // here; the loader decides.
-func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, error) {
-	s := &segment{base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
+func openSegmentFiles(fsys vfs.FS, dir string, base int64, logger *slog.Logger) (*segment, error) {
+	s := &segment{fs: fsys, base: base, logPath: segmentPath(dir, base, logExt), logger: logger, next: base}
 	s.name = s.logPath
 	s.maxTsW, s.maxTsOffW, s.maxTs, s.maxTsOff = noTimestamp, base, noTimestamp, base
 	s.rollingTs = noTimestamp
-	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := fsys.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open segment %s: %w", s.logPath, err)
 	}
-	s.log = f
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -108,27 +108,28 @@ func openSegmentFiles(dir string, base int64, logger *slog.Logger) (*segment, er
 		f.Close()
 		return nil, fmt.Errorf("storage: segment %s is %d bytes, beyond the int32 positions of its index: %w", s.logPath, st.Size(), ErrCorruptFile)
 	}
+	s.log = newCachedFile(fsys, s.logPath, os.O_RDWR, f)
 	s.size.Store(st.Size())
 	for _, ext := range []string{indexExt, timeIndexExt} {
-		if _, err := os.Stat(segmentPath(dir, base, ext)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := fsys.Stat(segmentPath(dir, base, ext)); errors.Is(err, fs.ErrNotExist) {
 			s.indexMissing = true
 		}
 	}
 	var bad1, bad2 bool
-	if s.offIdx, bad1, err = openOffsetIndex(segmentPath(dir, base, indexExt), base); err != nil {
-		f.Close()
+	if s.offIdx, bad1, err = openOffsetIndex(fsys, segmentPath(dir, base, indexExt), base); err != nil {
+		s.log.Close()
 		return nil, err
 	}
-	if s.timeIdx, bad2, err = openTimeIndex(segmentPath(dir, base, timeIndexExt), base); err != nil {
+	if s.timeIdx, bad2, err = openTimeIndex(fsys, segmentPath(dir, base, timeIndexExt), base); err != nil {
 		s.offIdx.close()
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	s.indexBadLength = bad1 || bad2
-	if s.txnIdx, err = openTxnIndex(segmentPath(dir, base, txnIndexExt)); err != nil {
+	if s.txnIdx, err = openTxnIndex(fsys, segmentPath(dir, base, txnIndexExt)); err != nil {
 		s.timeIdx.close()
 		s.offIdx.close()
-		f.Close()
+		s.log.Close()
 		return nil, err
 	}
 	return s, nil
@@ -145,17 +146,20 @@ func (s *segment) makeWritable(cfg *LogConfig) error {
 
 // seal is Kafka's onBecomeInactiveSegment plus trimming: force the final time
 // index entry (the segment's largest timestamp) and cut both index files to
-// their entries. Failures only cost lookup speed, so they are logged.
-func (s *segment) seal() {
+// their entries. An entry that does not fit only costs lookup speed and is
+// logged; an I/O error (allocating, truncating) is returned, for the log
+// to fail on.
+func (s *segment) seal() error {
 	if err := s.timeIdx.maybeAppend(s.maxTsW, s.maxTsOffW, true); err != nil {
+		if isDiskFailure(err) {
+			return err
+		}
 		s.logger.Warn("storage: final time index entry", "segment", s.logPath, "err", err)
 	}
 	if err := s.offIdx.trim(); err != nil {
-		s.logger.Warn("storage: trim offset index", "segment", s.logPath, "err", err)
+		return err
 	}
-	if err := s.timeIdx.trim(); err != nil {
-		s.logger.Warn("storage: trim time index", "segment", s.logPath, "err", err)
-	}
+	return s.timeIdx.trim()
 }
 
 // shouldRoll is Kafka's LogSegment.shouldRoll for an append of appendSize
@@ -244,11 +248,7 @@ func (s *segment) append(data []byte, largestOffset, largestTs, offsetOfLargestT
 // writeData writes b at off; on any failure the file is cut back to off, so a
 // partial write never stays behind what the segment has published.
 func (s *segment) writeData(b []byte, off int64) error {
-	w := s.writeAt
-	if w == nil {
-		w = s.log.WriteAt
-	}
-	n, err := w(b, off)
+	n, err := s.log.WriteAt(b, off)
 	if err == nil && n != len(b) {
 		err = io.ErrShortWrite
 	}
@@ -326,12 +326,26 @@ func (s *segment) boundary(from, limit, maxOffset, end int64) int64 {
 	return p
 }
 
-// syncLogFile makes a segment's .log durable (fdatasync on Linux); a
-// variable so tests can count and slow the syncs.
-var syncLogFile = dataSync
+// flush syncs the segment's files, one flush at a time: a flush waiting
+// behind a failed one sees the failure (recorded in h before the next may
+// start) and syncs nothing. Two concurrent fsyncs of one file could split a
+// write-back error between them, the second reporting success for pages
+// the kernel dropped (fsyncgate); serialised, none follows a failure.
+func (s *segment) flush(h *dirHealth) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	if err := h.check(); err != nil {
+		return err
+	}
+	err := s.syncFiles()
+	if h != nil && isDiskFailure(err) {
+		h.fail(err)
+	}
+	return err
+}
 
-func (s *segment) flush() error {
-	if err := syncLogFile(s.log); err != nil {
+func (s *segment) syncFiles() error {
+	if err := s.log.DataSync(); err != nil {
 		return fmt.Errorf("storage: fsync %s: %w", s.logPath, err)
 	}
 	if err := s.offIdx.sync(); err != nil {
@@ -347,7 +361,7 @@ func (s *segment) flush() error {
 // Open descriptors and mappings keep working, which is what lets in-flight
 // readers finish after retention removed the segment.
 func (s *segment) renameSuffix(suffix string) error {
-	if err := os.Rename(s.logPath, s.logPath+suffix); err != nil {
+	if err := s.log.rename(s.logPath + suffix); err != nil {
 		return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 	}
 	s.logPath += suffix
@@ -375,7 +389,7 @@ func (s *segment) stripSuffix(suffix string) error {
 		}
 	}
 	if p, ok := strings.CutSuffix(s.logPath, suffix); ok {
-		if err := os.Rename(s.logPath, p); err != nil {
+		if err := s.log.rename(p); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", s.logPath, err)
 		}
 		s.logPath = p
@@ -388,7 +402,7 @@ func (s *segment) removeFiles() error {
 	cerr := s.close()
 	var errs []error
 	for _, p := range []string{s.logPath, s.offIdx.filePath(), s.timeIdx.filePath()} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.fs.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("storage: remove %s: %w", p, err))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"kafgo/broker/storage/vfs"
 )
 
 const timeEntrySize = 12
@@ -21,8 +23,8 @@ type timeIndex struct {
 	base int64
 }
 
-func openTimeIndex(path string, base int64) (*timeIndex, bool, error) {
-	f, bad, err := openIndexFile(path, timeEntrySize)
+func openTimeIndex(fsys vfs.FS, path string, base int64) (*timeIndex, bool, error) {
+	f, bad, err := openIndexFile(fsys, path, timeEntrySize)
 	if err != nil {
 		return nil, false, err
 	}
@@ -30,11 +32,9 @@ func openTimeIndex(path string, base int64) (*timeIndex, bool, error) {
 }
 
 func (x *timeIndex) entryLocked(i int64) (ts, offset int64) {
-	b := x.mm[i*timeEntrySize:]
+	b := x.data[i*timeEntrySize:]
 	return int64(binary.BigEndian.Uint64(b)), x.base + int64(int32(binary.BigEndian.Uint32(b[8:])))
 }
-
-func (x *timeIndex) countLocked() int64 { return min(x.n.Load(), x.cap) }
 
 // full reserves the last slot for the entry forced on roll, as Kafka's
 // TimeIndex.isFull does.
@@ -42,7 +42,7 @@ func (x *timeIndex) full() bool { return x.n.Load() >= x.cap-1 }
 
 // lastEntry is the last entry, or (NO_TIMESTAMP, base) when empty.
 func (x *timeIndex) lastEntry() (ts, offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	if n == 0 {
@@ -54,7 +54,7 @@ func (x *timeIndex) lastEntry() (ts, offset int64) {
 // lookup returns the greatest entry with timestamp <= target, or
 // (NO_TIMESTAMP, base) when there is none.
 func (x *timeIndex) lookup(target int64) (ts, offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
@@ -68,7 +68,7 @@ func (x *timeIndex) lookup(target int64) (ts, offset int64) {
 }
 
 func (x *timeIndex) entries() [][2]int64 {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	out := make([][2]int64, n)
@@ -109,13 +109,12 @@ func (x *timeIndex) maybeAppend(ts, offset int64, skipFullCheck bool) error {
 	var e [timeEntrySize]byte
 	binary.BigEndian.PutUint64(e[:], uint64(ts))
 	binary.BigEndian.PutUint32(e[8:], uint32(rel))
-	x.appendEntry(e[:])
-	return nil
+	return x.appendEntry(e[:])
 }
 
 // truncateTo drops the entries with offset >= offset.
 func (x *timeIndex) truncateTo(offset int64) {
-	x.mu.RLock()
+	x.rlock()
 	n := x.countLocked()
 	i := sort.Search(int(n), func(i int) bool {
 		_, o := x.entryLocked(int64(i))
@@ -129,7 +128,7 @@ func (x *timeIndex) truncateTo(offset int64) {
 // not decreasing, none below the base. nextOffset bounds the offsets from
 // above when the caller knows it (pass -1 otherwise).
 func (x *timeIndex) sanityCheck(nextOffset int64) error {
-	x.mu.RLock()
+	x.rlock()
 	defer x.mu.RUnlock()
 	n := x.countLocked()
 	prevT, prevO := int64(math.MinInt64), int64(-1)

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"sync/atomic"
+
+	"kafgo/broker/storage/vfs"
 )
 
 // Transaction index (Kafka's TransactionIndex), "<base>.txnindex": the
@@ -65,7 +67,7 @@ func decodeTxnEntries(name string, b []byte, dst []AbortedTxn) ([]AbortedTxn, er
 
 // ReadTxnIndex reads every entry of a .txnindex file.
 func ReadTxnIndex(path string) ([]AbortedTxn, error) {
-	data, err := readSmallFile(path, maxTxnIndexSize)
+	data, err := readSmallFile(vfs.Default, path, maxTxnIndexSize)
 	if err != nil {
 		return nil, err
 	}
@@ -81,18 +83,19 @@ func ReadTxnIndex(path string) ([]AbortedTxn, error) {
 // readers take no lock and read at most size bytes, stored only after the
 // entries are written (and lowered before the file is cut).
 type txnIndex struct {
-	path    string // current path; writer only (renames)
-	name    string // the path at open, for readers' messages
-	f       atomic.Pointer[os.File]
+	fs      vfs.FS
+	path    string                     // current path; writer only (renames)
+	name    string                     // the path at open, for readers' messages
+	f       atomic.Pointer[cachedFile] // nil until the file exists
 	size    atomic.Int64
 	lastOff int64 // last entry's lastOffset, -1 when empty; writer only
 }
 
 // openTxnIndex opens the index at path if the file exists; a missing file
 // is an empty index, created by the first append.
-func openTxnIndex(path string) (*txnIndex, error) {
-	x := &txnIndex{path: path, name: path, lastOff: -1}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+func openTxnIndex(fsys vfs.FS, path string) (*txnIndex, error) {
+	x := &txnIndex{fs: fsys, path: path, name: path, lastOff: -1}
+	f, err := fsys.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return x, nil
 	}
@@ -108,7 +111,7 @@ func openTxnIndex(path string) (*txnIndex, error) {
 		f.Close()
 		return nil, fmt.Errorf("storage: %s is %d bytes, larger than any transaction index: %w", path, st.Size(), ErrCorruptFile)
 	}
-	x.f.Store(f)
+	x.f.Store(newCachedFile(fsys, path, os.O_RDWR, f))
 	x.size.Store(st.Size())
 	if es, err := x.entries(); err == nil && len(es) > 0 {
 		x.lastOff = es[len(es)-1].LastOffset
@@ -167,12 +170,12 @@ func (x *txnIndex) append(es []AbortedTxn) error {
 	}
 	f := x.f.Load()
 	if f == nil {
-		nf, err := os.OpenFile(x.path, os.O_RDWR|os.O_CREATE, 0o644)
+		nf, err := x.fs.OpenFile(x.path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return fmt.Errorf("storage: create %s: %w", x.path, err)
 		}
-		x.f.Store(nf)
-		f = nf
+		f = newCachedFile(x.fs, x.path, os.O_RDWR, nf)
+		x.f.Store(f)
 	}
 	pos := x.size.Load()
 	if n, err := f.WriteAt(buf, pos); err != nil || n < len(buf) {
@@ -256,8 +259,8 @@ func (x *txnIndex) exists() bool { return x.f.Load() != nil }
 
 // rename moves the file (if any) to path; the descriptor stays valid.
 func (x *txnIndex) rename(path string) error {
-	if x.exists() {
-		if err := os.Rename(x.path, path); err != nil {
+	if f := x.f.Load(); f != nil {
+		if err := f.rename(path); err != nil {
 			return fmt.Errorf("storage: rename %s: %w", x.path, err)
 		}
 	}
@@ -266,7 +269,7 @@ func (x *txnIndex) rename(path string) error {
 }
 
 func (x *txnIndex) remove() error {
-	if err := os.Remove(x.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := x.fs.Remove(x.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("storage: remove %s: %w", x.path, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kafgo/broker/record"
+	"kafgo/broker/storage/vfs"
 )
 
 // txn is a transactional batch of pid at epoch pepoch, sequences from seq.
@@ -51,7 +52,7 @@ func activeTxnIndex(t testing.TB, l *Log) []AbortedTxn {
 func TestTxnIndexFileFormat(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "00000000000000000100.txnindex")
-	x, err := openTxnIndex(path)
+	x, err := openTxnIndex(vfs.Default, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -397,6 +397,12 @@ func closeShutdownOrNormal(s *Server) closeReason {
 
 // close closes the connection once; later calls do nothing. Queued Pendings
 // are dropped without being called.
+func (c *conn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
 func (c *conn) close(why closeReason, err error) {
 	c.mu.Lock()
 	if c.closed {

@@ -99,6 +99,10 @@ type Part struct {
 	File   *os.File
 	Offset int64
 	Length int64
+	// Hold, if set, keeps File open for the send (storage's descriptor
+	// cache closes idle files); wire releases it once the response was
+	// written or could not be.
+	Hold interface{ Release() }
 }
 
 // Response is what a Pending resolves to.

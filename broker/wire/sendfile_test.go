@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"kafgo/internal/testing/testwait"
@@ -208,6 +209,40 @@ func TestClosedFileClosesConnection(t *testing.T) {
 			writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
 			expectClosed(t, nc)
 			testwait.Until(t, waitTimeout, "error close counted", func() bool { return s.Stats().ClosedForError == 1 })
+		})
+	}
+}
+
+// countingHold counts its releases.
+type countingHold struct{ n atomic.Int64 }
+
+func (h *countingHold) Release() { h.n.Add(1) }
+
+// TestFilePartHoldsReleased: a file part's Hold is released once its
+// response is written, and also when the write fails (a region shorter
+// than promised), so storage can close the descriptor.
+func TestFilePartHoldsReleased(t *testing.T) {
+	f, data := tempFile(t, 1<<20)
+	for _, tc := range []struct {
+		name   string
+		length int64
+		ok     bool
+	}{{"sent", 4096, true}, {"failed", 2 << 20, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			hold := &countingHold{}
+			parts := []Part{{Bytes: []byte("h")}, {File: f, Offset: 0, Length: tc.length, Hold: hold}}
+			_, addr, _ := startServer(t, ServerConfig{}, partsHandler(func(int32) []Part { return parts }))
+			nc := dial(t, addr)
+			writeAll(t, nc, encodeRequest(metadataRequest(1), 1, nil))
+			if tc.ok {
+				frame := readFrameRaw(t, nc)
+				if !bytes.Equal(frame[4:], expected(data, parts)) {
+					t.Fatalf("%d bytes", len(frame))
+				}
+			} else {
+				expectClosed(t, nc)
+			}
+			testwait.Until(t, waitTimeout, "the hold released", func() bool { return hold.n.Load() == 1 })
 		})
 	}
 }

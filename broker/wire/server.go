@@ -438,11 +438,12 @@ func (s *Server) acceptLoop(l *listener) {
 			return
 		}
 		if over != 0 {
-			// Accepted, then closed at once, as Kafka's acceptor does.
-			_ = nc.Close()
-			s.quotas.dec(l.name, addr)
+			// Accepted, then closed at once, as Kafka's acceptor does
+			// (counted and logged first, so whoever sees the close sees them).
 			l.stats.rejectedPerIP.Add(1)
 			s.log.Info(fmt.Sprintf("Rejected connection from %s, address already has the configured maximum of %d connections.", addr, max(over, 0)), "listener", l.name)
+			_ = nc.Close()
+			s.quotas.dec(l.name, addr)
 			continue
 		}
 		s.newConn(l, nc, addr)
@@ -457,12 +458,14 @@ func (s *Server) acceptLoop(l *listener) {
 // Processor.closeExcessConnections, which picks the lowest-priority
 // channel).
 func (s *Server) closeExcess() {
-	for n := s.quotas.excess(); n > 0; n-- {
+	// Recounted after each close: a connection closing meanwhile on its
+	// own also brings the count down.
+	for s.quotas.excess() > 0 {
 		var victim *conn
 		var oldest int64
 		s.mu.Lock()
 		for c := range s.conns {
-			if s.quotas.isProtected(c.l.name) {
+			if s.quotas.isProtected(c.l.name) || c.isClosed() {
 				continue
 			}
 			if a := c.lastActive.Load(); victim == nil || a < oldest {
@@ -473,7 +476,7 @@ func (s *Server) closeExcess() {
 		if victim == nil {
 			return
 		}
-		victim.l.stats.closedExcess.Add(1)
+		victim.l.stats.closedExcess.Add(1) // before the close, as above
 		victim.close(closeNormal, errors.New("wire: closed to stay within max.connections"))
 	}
 }

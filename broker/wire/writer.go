@@ -165,6 +165,11 @@ func bodyLength(resp *Response) (int64, error) {
 // Sent hook.
 func (c *conn) writeResponse(bw *bufio.Writer, it item, resp *Response) error {
 	err := c.writeFrame(bw, it, resp)
+	for _, p := range resp.Parts {
+		if p.Hold != nil {
+			p.Hold.Release()
+		}
+	}
 	if err == nil && resp.Sent != nil {
 		resp.Sent.ResponseSent()
 	}
