@@ -3,7 +3,7 @@ package apiversions
 import (
 	"testing"
 
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // testdata/format.golden is NodeApiVersions.toString(true) worked out by

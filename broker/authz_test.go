@@ -15,7 +15,7 @@ import (
 	"kafgo/broker/principal"
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // These tests send requests through the broker's API dispatcher as they

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -31,6 +32,7 @@ import (
 	"kafgo/broker/quota"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/topicadmin"
 	"kafgo/broker/txn"
 	"kafgo/broker/wire"
 )
@@ -47,24 +49,27 @@ type Broker struct {
 	cache     *clusterview.Cache
 	replicas  *replica.Manager
 	ctl       *controller.Controller
-	admin     *controller.Admin
+	admin     *topicadmin.Admin
 	groups    *group.Coordinator
 	health    *consumerHealth // the coordinated groups' consumer health
-	txns      *txn.Coordinator
-	pids      *producerIDs
-	authz     *acl.Authorizer // nil without authorizer.class.name
-	topics    *topicConfigs
-	changes   *dynconfig.Changes // /config/changes
-	quotas    *clientquota.Manager
-	api       *api.Server
-	net       *wire.Server
-	ib        *interBroker
-	peers     *peers
-	dialer    *wire.Dialer // inter-broker listener's security
-	creds     atomic.Pointer[credentials.Store]
-	cc        *controllerClient
-	adminHTTP *admin.Server
-	metrics   *metrics.Registry // Kafka's metric set, read by the admin endpoint
+	// endOffsets reads partitions' high watermarks from their leaders
+	// (consumer lag and health).
+	endOffsets func(ctx context.Context, tps []partid.TopicPartition) map[partid.TopicPartition]int64
+	txns       *txn.Coordinator
+	pids       *txn.ProducerIDs
+	authz      *acl.Authorizer // nil without authorizer.class.name
+	topics     *topicConfigs
+	changes    *dynconfig.Changes // /config/changes
+	quotas     *clientquota.Manager
+	api        *api.Server
+	net        *wire.Server
+	ib         *interBroker
+	peers      *peers
+	dialer     *wire.Dialer // inter-broker listener's security
+	creds      atomic.Pointer[credentials.Store]
+	cc         *controllerClient
+	adminHTTP  *admin.Server
+	metrics    *metrics.Registry // Kafka's metric set, read by the admin endpoint
 
 	// registered is set once /brokers/ids/<id> was created by this broker:
 	// only a broker the controller knows has leaderships to hand over.
@@ -137,7 +142,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	b.creds.Store(creds)
-	b.admin = &controller.Admin{Store: store}
+	b.admin = &topicadmin.Admin{Store: store}
 	b.topics = newTopicConfigs(store, b.Config, b.hostsTopic, b.log)
 	defLog := partitionConfig(b.topicDefaults(), cfg.BrokerID).Log
 	b.logs, err = storage.OpenManagerContext(ctx, storage.ManagerConfig{
@@ -163,8 +168,11 @@ func (b *Broker) Start(ctx context.Context) error {
 
 	b.cache = clusterview.New()
 	listener := cfg.InterBrokerListenerName
+	b.peers = newPeers(b.cache, listener, b.dialer)
+	b.ib = newInterBroker(cfg.BrokerID, b.peers)
 	b.ctl = controller.New(controller.Config{
 		BrokerID:               cfg.BrokerID,
+		Sender:                 controllerSender{b.ib},
 		Store:                  store,
 		InterBrokerListener:    listener,
 		DeleteTopicEnable:      cfg.DeleteTopicEnable,
@@ -175,8 +183,7 @@ func (b *Broker) Start(ctx context.Context) error {
 		Logger:                 b.log,
 		Metrics:                b.metrics,
 	})
-	b.peers = newPeers(b.cache, listener, b.dialer)
-	b.cc = &controllerClient{ctl: b.ctl, cache: b.cache}
+	b.cc = &controllerClient{ib: b.ib, ctl: b.ctl, cache: b.cache}
 	b.replicas, err = replica.NewManager(replica.Config{
 		BrokerID:  cfg.BrokerID,
 		Logs:      b.logs,
@@ -214,7 +221,9 @@ func (b *Broker) Start(ctx context.Context) error {
 		return err
 	}
 	b.groups = group.New(groupConfig(cfg, b.log), internalTopicLog(b.replicas, group.OffsetsTopic), b.cache)
-	b.pids = &producerIDs{store: b.store, broker: cfg.BrokerID}
+	b.pids = txn.NewProducerIDs(func(ctx context.Context) (int64, int64, error) {
+		return znode.AllocateProducerIDBlock(ctx, store, cfg.BrokerID)
+	})
 	b.txns = txn.New(txnConfig(cfg, b.log), internalTopicLog(b.replicas, txn.TopicName), b.cache, b.pids.Next, markerSender{b})
 	b.quotas = b.newClientQuotas(cfg)
 	// /config/changes: each part follows the entity types it keeps.
@@ -225,13 +234,16 @@ func (b *Broker) Start(ctx context.Context) error {
 	b.followCredentials(b.changes)
 	b.reloadBrokerConfig(strconv.Itoa(int(cfg.BrokerID)))
 	b.api = api.New(b.apiDeps())
-	b.ib = newInterBroker(cfg.BrokerID, b.api, b.peers)
-	b.cc.ib = b.ib
-	b.ctl.SetSender(controllerSender{b.ib})
+	// The one cycle in the wiring: requests this broker sends itself (the
+	// controller's, or a broker's to its own controller) run through the
+	// API handlers, which reach the controller. It is closed here, before
+	// any listener serves or the controller starts.
+	b.ib.serveLocal(b.api)
 
 	if err := b.net.Start(); err != nil {
 		return err
 	}
+	b.endOffsets = admin.LeaderEndOffsets(cfg.BrokerID, b.cache, b.localHW, b.ib.Send, b.log)
 	b.health = newConsumerHealth(b)
 	if b.adminHTTP != nil {
 		b.adminHTTP.Serve(admin.Source{
@@ -240,7 +252,7 @@ func (b *Broker) Start(ctx context.Context) error {
 			ClientQuotas: b.quotas,
 			Metrics:      b.metrics, Logs: b.logs, Controller: b.ctl.Stats, Groups: b.groups.Snapshot,
 			EndOffsets: b.endOffsets, Txns: b.txns.Stats, Health: b.health.Groups,
-			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable,
+			FetchSessions: b.api.FetchSessions, Pprof: cfg.AdminPprofEnable, Debug: b.debugHandlers(),
 		})
 	}
 
@@ -567,6 +579,7 @@ func (b *Broker) apiDeps() *api.Deps {
 		Metrics:             b.metrics,
 		Config:              b.Config,
 		DescribedConfig:     b.describedConfig,
+		QuotaConfigs:        clientquota.Store{Meta: b.store},
 		Configs:             dynconfig.Store{Meta: b.store},
 		NextProducerID:      b.pids.Next,
 		RequestTimeout:      time.Duration(b.Config().RequestTimeoutMs) * time.Millisecond,
@@ -583,6 +596,24 @@ func (b *Broker) uncleanLeaderElection(topic string) bool {
 		return false
 	}
 	return t.UncleanLeaderElectionEnable
+}
+
+// debugHandlers are the admin endpoint's test-only handlers: the API
+// server's fault table in a build with the kafgo_faults tag, else none.
+func (b *Broker) debugHandlers() map[string]http.Handler {
+	if h := b.api.FaultsHandler(); h != nil {
+		return map[string]http.Handler{api.FaultsPath: h}
+	}
+	return nil
+}
+
+// localHW is the high watermark of a partition this broker leads.
+func (b *Broker) localHW(tp partid.TopicPartition) (int64, bool) {
+	p, err := b.replicas.LeaderPartition(tp)
+	if err != nil {
+		return 0, false
+	}
+	return p.HighWatermark(), true
 }
 
 // hostsTopic reports whether some partition of topic is on this broker.

@@ -13,7 +13,7 @@ import (
 
 	"kafgo/broker/config"
 	"kafgo/broker/partid"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // startEmbedded runs one broker in this process on the embedded metadata

@@ -19,8 +19,8 @@ import (
 	"kafgo/broker/meta/znode"
 	"kafgo/broker/storage"
 	"kafgo/internal/adminapi"
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // A broker on the embedded store starts, advertises and registers the port

@@ -3,8 +3,6 @@ package broker
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 
 	"kafgo/broker/config"
@@ -13,10 +11,10 @@ import (
 
 // storedConfig is this broker's configuration with the dynamic configs the
 // store holds now for it and for the cluster default (/config/brokers/<id>
-// and /config/brokers/<default>) applied over the static one: what Config
-// returns once the change notifications are applied. Stored values that do
-// not apply (invalid, written by another tool) are left out and returned
-// in skipped.
+// and /config/brokers/<default>) applied over the static one
+// (config.Broker.WithDynamic): what Config returns once the change
+// notifications are applied. Stored values that do not apply (invalid,
+// written by another tool) are left out and returned in skipped.
 func (b *Broker) storedConfig(ctx context.Context) (cfg *config.Broker, skipped []error, err error) {
 	static := b.static.Load()
 	store := dynconfig.Store{Meta: b.store}
@@ -29,18 +27,7 @@ func (b *Broker) storedConfig(ctx context.Context) (cfg *config.Broker, skipped 
 	if err != nil {
 		return nil, nil, fmt.Errorf("broker: reading the config of broker %s: %w", self, err)
 	}
-	next := static.Clone()
-	// Sorted, so a rule spanning keys refuses the same one every time.
-	for _, k := range slices.Sorted(maps.Keys(def)) {
-		if err := next.SetClusterDefault(k, def[k]); err != nil {
-			skipped = append(skipped, fmt.Errorf("dynamic default config %s: %w", k, err))
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(own)) {
-		if err := next.Set(k, own[k]); err != nil {
-			skipped = append(skipped, fmt.Errorf("dynamic config %s of broker %s: %w", k, self, err))
-		}
-	}
+	next, skipped := static.WithDynamic(def, own)
 	return next, skipped, nil
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/broker/config"
-	"kafgo/internal/testlog"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testlog"
+	"kafgo/internal/testing/testwait"
 )
 
 // waitTimeout bounds every wait in these tests.

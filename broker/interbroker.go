@@ -91,9 +91,13 @@ type interBroker struct {
 	clients map[string]*wire.Client // by address
 }
 
-func newInterBroker(self int32, local *api.Server, peers *peers) *interBroker {
-	return &interBroker{self: self, clientID: fmt.Sprintf("broker-%d", self), local: local, peers: peers, clients: map[string]*wire.Client{}}
+func newInterBroker(self int32, peers *peers) *interBroker {
+	return &interBroker{self: self, clientID: fmt.Sprintf("broker-%d", self), peers: peers, clients: map[string]*wire.Client{}}
 }
+
+// serveLocal sets the API server that runs this broker's requests to
+// itself; call it once, before any request is sent.
+func (ib *interBroker) serveLocal(s *api.Server) { ib.local = s }
 
 // Send sends req to broker id, resolving its address (see peers).
 func (ib *interBroker) Send(ctx context.Context, id int32, req kmsg.Request) (kmsg.Response, error) {

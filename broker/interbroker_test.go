@@ -11,7 +11,7 @@ import (
 
 	"kafgo/broker/clusterview"
 	"kafgo/broker/controller"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 func metadataRequest() *kmsg.MetadataRequest {
@@ -113,7 +113,7 @@ func TestControllerClient(t *testing.T) {
 	ctx := testCtx(t)
 	remote, _ := startTestBroker(t, testConfig(t, t.TempDir(), map[string]string{"broker.id": "2"}))
 	cache := clusterview.New()
-	ib := newInterBroker(1, nil, newPeers(cache, "PLAINTEXT", nil))
+	ib := newInterBroker(1, newPeers(cache, "PLAINTEXT", nil))
 	t.Cleanup(ib.close)
 	cc := &controllerClient{ib: ib, ctl: controller.New(controller.Config{BrokerID: 1}), cache: cache}
 	req := controlledShutdownRequest(7, -1)

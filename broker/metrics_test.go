@@ -12,8 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/promtext"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/promtext"
+	"kafgo/internal/testing/testwait"
 )
 
 // scrape reads the broker's /metrics; the endpoint answers 200 only when
@@ -114,6 +114,12 @@ func TestKafkaMetrics(t *testing.T) {
 	if v := value(t, s, "kafka_network_requestmetrics_errors_total", map[string]string{"request": "Produce", "error": "MESSAGE_TOO_LARGE"}); v != 1 {
 		t.Fatalf("ErrorsPerSec{Produce,MESSAGE_TOO_LARGE} = %v", v)
 	}
+	// A request is counted once its answer is written, which may be just
+	// after the client read it: wait for the third.
+	testwait.Until(t, 10*time.Second, "three Produce requests counted", func() bool {
+		s = scrape(t, b)
+		return promtext.Sum(s, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "Produce"}) >= 3
+	})
 	produces := promtext.Sum(s, "kafka_network_requestmetrics_requests_total", map[string]string{"request": "Produce"})
 	if produces < 3 || value(t, s, "kafka_network_requestmetrics_totaltimems_count", map[string]string{"request": "Produce"}) != produces {
 		t.Fatalf("Produce requests %v, TotalTimeMs count %v", produces, value(t, s, "kafka_network_requestmetrics_totaltimems_count", map[string]string{"request": "Produce"}))

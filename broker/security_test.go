@@ -8,7 +8,7 @@ import (
 
 	"kafgo/broker/config"
 	"kafgo/broker/credentials"
-	"kafgo/internal/testcerts"
+	"kafgo/internal/testing/testcerts"
 )
 
 // TestListenerConfigPrincipals: an SSL listener maps a client certificate's

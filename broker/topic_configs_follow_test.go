@@ -5,7 +5,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // A topic's overrides, created with it or altered later through the Kafka

@@ -62,8 +62,14 @@ func RunZooKeeper(ctx context.Context, connect string, o Options, out io.Writer)
 	fmt.Fprint(out, zkDeprecation)
 	// The brokers' own ZooKeeper store; its session log stays out of the
 	// tool's output, which is Kafka's.
-	zc, err := meta.DialZooKeeper(ctx, connect, zkTimeout, slog.New(slog.DiscardHandler))
+	dctx, cancel := context.WithTimeout(ctx, zkConnectTimeout)
+	zc, err := meta.DialZooKeeper(dctx, connect, zkTimeout, slog.New(slog.DiscardHandler))
+	timedOut := dctx.Err() != nil && ctx.Err() == nil
+	cancel()
 	if err != nil {
+		if timedOut {
+			return fmt.Errorf("connecting to ZooKeeper %s: no answer within %v: is ZooKeeper running there? (%w)", connect, zkConnectTimeout, err)
+		}
 		return fmt.Errorf("connecting to ZooKeeper %s: %w", connect, err)
 	}
 	defer zc.Close()
@@ -73,9 +79,15 @@ func RunZooKeeper(ctx context.Context, connect string, o Options, out io.Writer)
 	return describeUsersZooKeeper(ctx, zc, o, out)
 }
 
-// zkTimeout bounds the wait for a ZooKeeper session, as kafka-configs'
-// KafkaZkClient waits 30 s (zookeeper.connection.timeout.ms).
+// zkTimeout is the session timeout the tool asks for, kafka-configs'
+// KafkaZkClient's 30 s.
 const zkTimeout = 30 * time.Second
+
+// zkConnectTimeout bounds the wait for the first session. Kafka's tool
+// waits its whole 30 s connection timeout before saying that a ZooKeeper
+// is not running; a running one answers in milliseconds, so a few seconds
+// tell the two apart.
+const zkConnectTimeout = 5 * time.Second
 
 // userEntity is how kafka-configs names a user in its output.
 func userEntity(name string) string {

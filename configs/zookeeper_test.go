@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"kafgo/internal/scram"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // zkUser is the Options of --entity-type users [--entity-name name].
@@ -182,5 +183,30 @@ func TestZooKeeperRefusals(t *testing.T) {
 				t.Fatalf("password in %q", err)
 			}
 		})
+	}
+}
+
+// TestZooKeeperNotRunningFailsFast: with nothing listening at --zookeeper
+// the tool says so after its few seconds of trying (zkConnectTimeout), not
+// after a session timeout's 30 s; the caller's own deadline, longer than
+// the former and shorter than the latter, must not be what ends it.
+func TestZooKeeperNotRunningFailsFast(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	o := zkUser("")
+	o.Describe = true
+	err = RunZooKeeper(ctx, addr, o, &out)
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("got %v with the caller's deadline %v, want the tool's own failure first", err, ctx.Err())
+	}
+	if want := "connecting to ZooKeeper " + addr + ": no answer within 5s: is ZooKeeper running there?"; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %q, want it to start %q", err, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/internal/cliutil"
+	"kafgo/internal/topicname"
 )
 
 // ConsumerOptions configure what and how the console consumer reads.
@@ -80,7 +81,7 @@ func partitionOffset(s string) (kgo.Offset, error) {
 
 // internalTopics are skipped by --include, as exclude.internal.topics=true
 // makes the Java consumer do.
-var internalTopics = []string{"__consumer_offsets", "__transaction_state"}
+var internalTopics = topicname.Internal
 
 // NewConsumerClient builds the consumer client: the Java consumer config c
 // (group.id, auto.offset.reset, ...) plus what o selects. --group must
@@ -129,8 +130,10 @@ func NewConsumerClient(c *cliutil.Config, o ConsumerOptions) (*kgo.Client, cliut
 	}
 	if set.Group != "" && set.AutoCommit {
 		// Commit only what was printed: a poll can return more records
-		// than --max-messages lets through.
-		opts = append(opts, kgo.AutoCommitMarks())
+		// than --max-messages lets through. Transaction markers come
+		// through too (Consume does not print them), so that the commit
+		// moves past them as the Java consumer's position does.
+		opts = append(opts, kgo.AutoCommitMarks(), kgo.KeepControlRecords())
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -139,15 +142,18 @@ func NewConsumerClient(c *cliutil.Config, o ConsumerOptions) (*kgo.Client, cliut
 	return cl, set, nil
 }
 
-// metadataCheckTimeout bounds the look-up that warns about a missing topic;
-// an unreachable cluster is the poll loop's to report.
+// metadataCheckTimeout bounds the first look at the cluster, which warns
+// about a missing topic and ends the tool on a fatal error (a failed login,
+// missing TLS, a refused topic); an unreachable cluster is waited for.
 const metadataCheckTimeout = 5 * time.Second
 
 // Consume prints records from cl to out until ctx ends, MaxMessages have
 // been printed, or no record arrives for Timeout. A --topic (or its
 // --partition) that does not exist draws the Java consumer's
 // UNKNOWN_TOPIC_OR_PARTITION warning on errOut first; the consumer still
-// waits for it, as Kafka's does. With a group and auto-commit it commits the
+// waits for it, as Kafka's does. A fatal client error (cliutil.IsFatal:
+// authentication, TLS, authorization), at the start or later, ends it with
+// that error. With a group and auto-commit it commits the
 // printed records before returning. It returns how many records it printed;
 // the caller reports the count.
 func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil.ConsumerSettings, out, errOut io.Writer) (int, error) {
@@ -156,15 +162,23 @@ func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil
 		buf  []byte
 		ferr error
 	)
+	var topics []string // --include: the cluster only
+	part := int32(-1)
 	if o.Topic != "" {
-		part := int32(-1)
+		topics = []string{o.Topic}
 		if o.PartitionSet {
 			part = o.Partition
 		}
-		cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
-		cliutil.WarnMissingTopics(cctx, cl, errOut, []string{o.Topic}, part)
-		cancel()
 	}
+	cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
+	err := cliutil.CheckTopics(cctx, cl, errOut, topics, part)
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("console: %w", err)
+	}
+	// kgo retries a failed login or a refused topic for ever where Java's
+	// consumer throws; the watch ends the tool instead.
+	wctx, stopWatch := cliutil.WatchFatal(ctx, cl)
 	marks := set.Group != "" && set.AutoCommit
 	maxPoll := set.MaxPollRecords
 	if maxPoll <= 0 {
@@ -172,21 +186,21 @@ func Consume(ctx context.Context, cl *kgo.Client, o ConsumerOptions, set cliutil
 	}
 loop:
 	for o.MaxMessages == 0 || n < o.MaxMessages {
-		pctx, cancel := ctx, context.CancelFunc(func() {})
+		pctx, cancel := wctx, context.CancelFunc(func() {})
 		if o.Timeout > 0 {
-			pctx, cancel = context.WithTimeout(ctx, o.Timeout)
+			pctx, cancel = context.WithTimeout(wctx, o.Timeout)
 		}
 		fetches := cl.PollRecords(pctx, maxPoll)
 		expired := o.Timeout > 0 && errors.Is(pctx.Err(), context.DeadlineExceeded)
 		cancel()
-		if ctx.Err() != nil || fetches.IsClientClosed() {
+		if wctx.Err() != nil || fetches.IsClientClosed() {
 			break
 		}
 		for _, fe := range fetches.Errors() {
 			if errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, context.Canceled) {
 				continue
 			}
-			ferr = fmt.Errorf("console: consuming %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+			ferr = fmt.Errorf("console: %w", cliutil.FetchError(fe, set.Group))
 			break loop
 		}
 		if fetches.NumRecords() == 0 {
@@ -198,6 +212,10 @@ loop:
 		it := fetches.RecordIter()
 		for !it.Done() {
 			r := it.Next()
+			if r.Attrs.IsControl() { // only with marks: a transaction marker
+				cl.MarkCommitRecords(r)
+				continue
+			}
 			var err error
 			if buf, err = o.Formatter.writeRecord(out, buf, r); err != nil {
 				ferr = err
@@ -208,9 +226,15 @@ loop:
 			}
 			n++
 			if o.MaxMessages > 0 && n >= o.MaxMessages {
+				if marks {
+					markTrailingControl(cl, it)
+				}
 				break loop
 			}
 		}
+	}
+	if werr := stopWatch(); werr != nil {
+		return n, fmt.Errorf("console: %w", werr)
 	}
 	if marks {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -220,4 +244,32 @@ loop:
 		}
 	}
 	return n, ferr
+}
+
+// markTrailingControl marks for commit the transaction markers that
+// directly follow the last printed record of each partition, in the rest
+// of the poll it and then in what the client has already fetched: the
+// Java consumer's position is past them, so its commit is too. A marker
+// behind a record that was not printed stays unmarked.
+func markTrailingControl(cl *kgo.Client, it *kgo.FetchesRecordIter) {
+	type tp struct {
+		topic     string
+		partition int32
+	}
+	blocked := map[tp]bool{} // a record was left unprinted
+	look := func(r *kgo.Record) {
+		k := tp{r.Topic, r.Partition}
+		switch {
+		case blocked[k]:
+		case r.Attrs.IsControl():
+			cl.MarkCommitRecords(r)
+		default:
+			blocked[k] = true
+		}
+	}
+	for !it.Done() {
+		look(it.Next())
+	}
+	// A nil context takes what is buffered without waiting.
+	cl.PollRecords(nil, -1).EachRecord(look)
 }

@@ -29,6 +29,9 @@ type ProducerOptions struct {
 	// MaxBlock bounds how long handing one record to the client may block
 	// on a full buffer (max.block.ms); zero is unbounded.
 	MaxBlock time.Duration
+	// DeliveryTimeout is delivery.timeout.ms: once reading stops, records
+	// not acknowledged within it are failed; zero waits for ever.
+	DeliveryTimeout time.Duration
 	// Prompt prints Kafka's ">" before each line, for terminals.
 	Prompt bool
 }
@@ -42,9 +45,45 @@ type ProduceResult struct {
 // ErrRecordsFailed is returned, wrapped, when any record failed.
 var ErrRecordsFailed = errors.New("records failed")
 
+// Producer is the console producer's client. Its batches are capped at
+// batch.size (Kafka's 16384 by default) and at the topic's
+// max.message.bytes; a record larger than batch.size goes alone, as Java's
+// producer sends it, through a second client capped at the topic's limit
+// only (kgo would fail it), once every record read before it is
+// acknowledged, so that the order holds.
+type Producer struct {
+	*kgo.Client
+	opts    []kgo.Opt
+	batches *cliutil.BatchCaps
+	alone   *kgo.Client // made for the first record sent alone
+}
+
+// Close closes the clients.
+func (p *Producer) Close() {
+	p.Client.Close()
+	if p.alone != nil {
+		p.alone.Close()
+	}
+}
+
+// sendAlone produces r alone and waits for its acknowledgement.
+func (p *Producer) sendAlone(ctx context.Context, r *kgo.Record) error {
+	if err := p.Flush(ctx); err != nil {
+		return err
+	}
+	if p.alone == nil {
+		cl, err := kgo.NewClient(append(p.opts, kgo.ProducerBatchMaxBytesFn(p.batches.LimitCap))...)
+		if err != nil {
+			return fmt.Errorf("console: creating producer: %w", err)
+		}
+		p.alone = cl
+	}
+	return p.alone.ProduceSync(ctx, r).FirstErr()
+}
+
 // NewProducerClient builds the producer client from a Java producer
 // config. With PartitionSet, records keep the partition the tool sets.
-func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliutil.ProducerSettings, error) {
+func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*Producer, cliutil.ProducerSettings, error) {
 	opts, set, err := cliutil.ProducerOpts(c)
 	if err != nil {
 		return nil, set, err
@@ -57,7 +96,7 @@ func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliut
 	if err != nil {
 		return nil, set, fmt.Errorf("console: creating producer: %w", err)
 	}
-	return cl, set, nil
+	return &Producer{Client: cl, opts: opts, batches: set.Batches}, set, nil
 }
 
 // Produce reads records from in, one per line, and produces them with cl.
@@ -66,7 +105,7 @@ func NewProducerClient(c *cliutil.Config, o ProducerOptions) (*kgo.Client, cliut
 // the way Kafka's ErrorLoggingCallback does, and makes Produce return an
 // error wrapping ErrRecordsFailed (and saying so when the topic does not
 // exist). A line that cannot be parsed stops reading, as in Kafka.
-func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reader, out, errOut io.Writer) (ProduceResult, error) {
+func Produce(ctx context.Context, p *Producer, o ProducerOptions, in io.Reader, out, errOut io.Writer) (ProduceResult, error) {
 	var (
 		res     ProduceResult
 		sent    atomic.Int64
@@ -74,10 +113,18 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		noTopic atomic.Bool // a record failed because the topic is missing
 		errMu   sync.Mutex
 		lr      = NewLineReader(o.Reader)
-		scanner = bufio.NewScanner(in)
 	)
-	// Lines may be as large as a record may be.
-	scanner.Buffer(make([]byte, 64*1024), 100*1024*1024)
+	// A failed login or missing TLS ends the tool before it reads a line
+	// (kgo would retry it for each record until its delivery timeout).
+	cctx, cancel := context.WithTimeout(ctx, metadataCheckTimeout)
+	err := cliutil.CheckTopics(cctx, p.Client, io.Discard, nil, -1)
+	if err == nil {
+		p.batches.LookUp(cctx, p.Client, o.Topic)
+	}
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("console: %w", err)
+	}
 	promise := func(r *kgo.Record, err error) {
 		if err == nil {
 			sent.Add(1)
@@ -96,19 +143,19 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		errMu.Unlock()
 	}
 
+	lines := readLines(in)
+	defer lines.stop()
 	var readErr error
 	for {
 		if o.Prompt {
 			fmt.Fprint(out, ">")
 		}
-		if !scanner.Scan() {
-			readErr = scanner.Err()
+		text, ok := lines.next(ctx)
+		if !ok {
+			readErr = lines.err()
 			break
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		r, err := lr.Parse(trimCR(scanner.Text()))
+		r, err := lr.Parse(trimCR(text))
 		if err != nil {
 			readErr = err
 			break
@@ -117,15 +164,28 @@ func Produce(ctx context.Context, cl *kgo.Client, o ProducerOptions, in io.Reade
 		if o.PartitionSet {
 			r.Partition = o.Partition
 		}
-		if o.Sync {
-			promise(r, cl.ProduceSync(ctx, r).FirstErr())
+		if err := p.batches.Check(r); err != nil { // too large for any batch
+			promise(r, err)
 			continue
 		}
-		produceBounded(cl, r, o.MaxBlock, promise)
+		switch {
+		case !p.batches.Fits(r):
+			promise(r, p.sendAlone(ctx, r))
+		case o.Sync:
+			promise(r, p.ProduceSync(ctx, r).FirstErr())
+		default:
+			produceBounded(p.Client, r, o.MaxBlock, promise)
+		}
 	}
 	// Flush with a fresh context: an interrupt stops reading, but records
-	// already read still deserve their acknowledgement or error.
-	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
+	// already read still deserve their acknowledgement or error, for
+	// delivery.timeout.ms at most (kgo may never fail them once the broker
+	// is gone).
+	if o.DeliveryTimeout > 0 {
+		stopGuard := cliutil.AbortAfter(ctx, p.Client, o.DeliveryTimeout)
+		defer stopGuard()
+	}
+	if err := p.Flush(context.WithoutCancel(ctx)); err != nil {
 		return res, fmt.Errorf("console: flushing: %w", err)
 	}
 	res.Sent, res.Failed = sent.Load(), failed.Load()
@@ -182,3 +242,56 @@ func trimCR(s string) string {
 	}
 	return s
 }
+
+// lineSource reads lines on its own goroutine, so that an interrupt ends a
+// producer that waits for the next line: a read from a terminal cannot be
+// cancelled. On an interrupt the goroutine is left in its read, which ends
+// with the process or the input.
+type lineSource struct {
+	lines   chan string
+	done    chan struct{} // closed by stop: nobody takes lines any more
+	stopped sync.Once
+	scanErr error // set before lines is closed
+	ended   bool  // next saw lines closed
+}
+
+func readLines(in io.Reader) *lineSource {
+	ls := &lineSource{lines: make(chan string), done: make(chan struct{})}
+	go func() {
+		defer close(ls.lines)
+		sc := bufio.NewScanner(in)
+		// Lines may be as large as a record may be.
+		sc.Buffer(make([]byte, 64*1024), 100*1024*1024)
+		for sc.Scan() {
+			select {
+			case ls.lines <- sc.Text():
+			case <-ls.done:
+				return
+			}
+		}
+		ls.scanErr = sc.Err()
+	}()
+	return ls
+}
+
+// next returns the next line; false at the end of the input or when ctx
+// ends first.
+func (ls *lineSource) next(ctx context.Context) (string, bool) {
+	select {
+	case <-ctx.Done():
+		return "", false
+	case s, ok := <-ls.lines:
+		ls.ended = !ok
+		return s, ok && ctx.Err() == nil
+	}
+}
+
+// err is the input's read error once next has met its end.
+func (ls *lineSource) err() error {
+	if ls.ended {
+		return ls.scanErr
+	}
+	return nil
+}
+
+func (ls *lineSource) stop() { ls.stopped.Do(func() { close(ls.done) }) }

@@ -1,6 +1,6 @@
 package console
 
-import "kafgo/internal/testlog"
+import "kafgo/internal/testing/testlog"
 
 // syncBuffer is a bytes.Buffer safe for one writer goroutine and a polling
 // reader.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // The letters of Kafka's records: new java.util.Random(0), nextInt(26)+65,

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"kafgo/internal/adminapi"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // testdata/describe-health.golden: Kafka's offsets columns (the printf of

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 	"kafgo/internal/topicpart"
 )
 

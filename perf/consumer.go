@@ -186,12 +186,20 @@ func RunConsumer(ctx context.Context, c *cliutil.Config, o ConsumerOptions, out,
 	}
 	defer cl.Close()
 	c.WarnUnused(errOut)
+	// A mistyped topic would otherwise only end in the timeout warning,
+	// and a failed login or refused topic in nothing at all: kgo retries
+	// them where Java's consumer throws.
+	var topics []string
 	if o.Topic != "" {
-		// A mistyped topic would otherwise only end in the timeout warning.
-		cctx, cancel := context.WithTimeout(ctx, min(o.Timeout, 5*time.Second))
-		cliutil.WarnMissingTopics(cctx, cl, errOut, []string{o.Topic}, -1)
-		cancel()
+		topics = []string{o.Topic}
 	}
+	cctx, cancel := context.WithTimeout(ctx, min(o.Timeout, 5*time.Second))
+	err = cliutil.CheckTopics(cctx, cl, errOut, topics, -1)
+	cancel()
+	if err != nil {
+		return sum, fmt.Errorf("perf: %w", err)
+	}
+	wctx, stopWatch := cliutil.WatchFatal(ctx, cl)
 
 	var (
 		messages, bytes         int64
@@ -200,17 +208,17 @@ func RunConsumer(ctx context.Context, c *cliutil.Config, o ConsumerOptions, out,
 		lastConsumed            = time.Now()
 	)
 	maxPoll := set.MaxPollRecords
-	for messages < o.Messages && time.Since(lastConsumed) <= o.Timeout && ctx.Err() == nil {
+	for messages < o.Messages && time.Since(lastConsumed) <= o.Timeout && wctx.Err() == nil {
 		// Poll in short rounds, like Kafka's poll(100 ms), so the gap
 		// check runs even when nothing arrives.
-		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		pctx, cancel := context.WithTimeout(wctx, 100*time.Millisecond)
 		fetches := cl.PollRecords(pctx, maxPoll)
 		cancel()
 		for _, fe := range fetches.Errors() {
 			if errors.Is(fe.Err, context.DeadlineExceeded) || errors.Is(fe.Err, context.Canceled) {
 				continue
 			}
-			return sum, fmt.Errorf("perf: consuming %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+			return sum, fmt.Errorf("perf: %w", cliutil.FetchError(fe, set.Group))
 		}
 		now := time.Now()
 		if fetches.NumRecords() > 0 {
@@ -229,6 +237,9 @@ func RunConsumer(ctx context.Context, c *cliutil.Config, o ConsumerOptions, out,
 		}
 	}
 	end := time.Now()
+	if werr := stopWatch(); werr != nil {
+		return sum, fmt.Errorf("perf: %w", werr)
+	}
 	sum.TimedOut = messages < o.Messages && ctx.Err() == nil
 	if sum.TimedOut && !o.JSON {
 		fmt.Fprintf(out, "WARNING: Exiting before consuming the expected number of messages: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.\n", o.Timeout.Milliseconds())

@@ -30,6 +30,23 @@ func (p *payloads) next(i int64) []byte {
 	return p.fixed
 }
 
+// largest is the largest value next returns for n records.
+func (p *payloads) largest(n int64) []byte {
+	switch {
+	case p.monotonic:
+		return strconv.AppendInt(nil, max(n-1, 0), 10)
+	case p.list != nil:
+		var big []byte
+		for _, v := range p.list {
+			if len(v) > len(big) {
+				big = v
+			}
+		}
+		return big
+	}
+	return p.fixed
+}
+
 // randomPayload is Kafka's: uppercase ASCII letters.
 func randomPayload(rng *rand.Rand, size int) []byte {
 	b := make([]byte, size)

@@ -135,6 +135,11 @@ type producerJSON struct {
 	Metrics      map[string]float64 `json:"metrics,omitempty"`
 }
 
+// startCheckTimeout bounds the first look at the cluster
+// (cliutil.CheckTopics); a cluster that has not answered by then is
+// waited for as before.
+const startCheckTimeout = 5 * time.Second
+
 // maxErrorsShown bounds the per-record errors printed, so a dead broker
 // does not bury the summary under a million identical lines.
 const maxErrorsShown = 10
@@ -154,7 +159,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	if txn {
 		c.Set("transactional.id", txnID)
 	}
-	opts, _, err := cliutil.ProducerOpts(c)
+	opts, set, err := cliutil.ProducerOpts(c)
 	if err != nil {
 		return res, err
 	}
@@ -165,6 +170,24 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	}
 	defer cl.Close()
 	c.WarnUnused(errOut)
+	// kgo retries a failed login until each record's delivery timeout
+	// (two minutes) where Java's producer fails at once; look first, and
+	// keep watching while producing.
+	cctx, cancel := context.WithTimeout(ctx, startCheckTimeout)
+	err = cliutil.CheckTopics(cctx, cl, io.Discard, nil, -1)
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("perf: %w", err)
+	}
+	wctx, stopWatch := cliutil.WatchFatal(ctx, cl)
+	defer stopWatch()
+	// Once the sends stop (a signal, a fatal error, or all sent), what is
+	// still buffered gets delivery.timeout.ms to be acknowledged, as each
+	// record would anyway, and is then failed: once the broker is gone kgo
+	// may never fail it itself, and the run must end and say what was
+	// acknowledged.
+	stopGuard := cliutil.AbortAfter(wctx, cl, set.DeliveryTimeout)
+	defer stopGuard()
 
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	p := &payloads{monotonic: o.PayloadMonotonic, rng: rng}
@@ -180,6 +203,11 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 	case o.RecordSize > 0:
 		p.fixed = randomPayload(rng, o.RecordSize)
 	}
+	// Batches grow to batch.size and no further than the topic's
+	// max.message.bytes; a record larger than batch.size goes alone, as
+	// with Java's producer, so the cap rises to the largest record.
+	set.Batches.LookUp(wctx, cl, o.Topic)
+	set.Batches.Largest(cliutil.RecordBatchBytes(&kgo.Record{Topic: o.Topic, Value: p.largest(o.NumRecords)}))
 
 	interval := o.ReportInterval
 	if interval <= 0 {
@@ -209,17 +237,17 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		txnStart time.Time
 	)
 	commit := func() error {
-		if err := cl.Flush(ctx); err != nil {
+		if err := cl.Flush(wctx); err != nil {
 			return fmt.Errorf("perf: flushing the transaction: %w", err)
 		}
-		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		if err := cl.EndTransaction(wctx, kgo.TryCommit); err != nil {
 			return fmt.Errorf("perf: committing the transaction: %w", err)
 		}
 		res.Transactions++
 		inTxn = 0
 		return nil
 	}
-	for i := int64(0); i < o.NumRecords && ctx.Err() == nil; i++ {
+	for i := int64(0); i < o.NumRecords && wctx.Err() == nil; i++ {
 		if txn && inTxn == 0 {
 			if err := cl.BeginTransaction(); err != nil {
 				return res, fmt.Errorf("perf: beginning a transaction: %w", err)
@@ -238,7 +266,7 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		}
 		warm := i < o.WarmupRecords
 		wg.Add(1)
-		cl.Produce(context.Background(), r, func(_ *kgo.Record, err error) {
+		done := func(_ *kgo.Record, err error) {
 			defer wg.Done()
 			now := time.Now()
 			mu.Lock()
@@ -256,7 +284,12 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 			if steady != nil && !warm {
 				steady.record(lat, len(value), now)
 			}
-		})
+		}
+		if err := set.Batches.Check(r); err != nil { // too large for any batch
+			done(r, err)
+		} else {
+			cl.Produce(context.Background(), r, done)
+		}
 		if txn {
 			inTxn++
 			if (txnDuration > 0 && time.Since(txnStart) >= txnDuration) || (o.TransactionRecords > 0 && inTxn >= o.TransactionRecords) {
@@ -265,17 +298,25 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 				}
 			}
 		}
-		th.wait(ctx, i+1)
+		th.wait(wctx, i+1)
 	}
-	if txn && inTxn > 0 && ctx.Err() == nil {
+	if txn && inTxn > 0 && wctx.Err() == nil {
 		if err := commit(); err != nil {
 			return res, err
 		}
 	}
-	if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
+	fatal := stopWatch()
+	if fatal != nil {
+		// Nothing buffered will be delivered: fail it now rather than
+		// each record at its delivery timeout.
+		if err := cl.AbortBufferedRecords(context.Background()); err != nil {
+			return res, fmt.Errorf("perf: %w (aborting the buffered records: %w)", fatal, err)
+		}
+	} else if err := cl.Flush(context.WithoutCancel(ctx)); err != nil {
 		return res, fmt.Errorf("perf: flushing: %w", err)
 	}
 	wg.Wait()
+	stopGuard()
 
 	mu.Lock()
 	res.Total = stats.summary()
@@ -305,10 +346,13 @@ func RunProducer(ctx context.Context, c *cliutil.Config, o ProducerOptions, out,
 		}
 		printMetrics(out, snap)
 	}
+	if res.Failed > maxErrorsShown {
+		fmt.Fprintf(errOut, "... %d more errors not shown\n", res.Failed-maxErrorsShown)
+	}
+	if fatal != nil {
+		return res, fmt.Errorf("perf: %w", fatal)
+	}
 	if res.Failed > 0 {
-		if res.Failed > maxErrorsShown {
-			fmt.Fprintf(errOut, "... %d more errors not shown\n", res.Failed-maxErrorsShown)
-		}
 		err := fmt.Errorf("perf: %d of %d records failed", res.Failed, res.Failed+res.Total.Records)
 		if missing {
 			err = fmt.Errorf("%w: %w", err, cliutil.TopicNotCreated(o.Topic))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"kafgo/internal/cliutil"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // TestThrottleValues checks Kafka's calculateProposedMoveMap and the
@@ -152,7 +152,7 @@ func TestVerifyAndCancelClearThrottles(t *testing.T) {
 		t.Fatalf("--verify in progress altered %v", configs)
 	}
 
-	if out, err := f.run(withAction(ActionCancel, func(o *Options) { o.ReassignmentJSONFile = file })); err != nil || !strings.HasSuffix(out, "active.Clearing broker-level throttles on brokers 0,1,2\nClearing topic-level throttles on topic foo\n") {
+	if out, err := f.run(withAction(ActionCancel, func(o *Options) { o.ReassignmentJSONFile = file })); err != nil || !strings.HasSuffix(out, "active.\nClearing broker-level throttles on brokers 0,1,2\nClearing topic-level throttles on topic foo\n") {
 		t.Fatalf("--cancel: %v\n%s", err, out)
 	}
 	if configs, events := f.receivedConfigs(); !slices.Equal(configs, want) || !slices.Equal(events, []string{"reassign", "configs BROKER", "configs TOPIC"}) {

@@ -174,9 +174,9 @@ func cancel(ctx context.Context, c *cluster, o Options, fileJSON []byte, out io.
 	} else if _, err := fmt.Fprintln(out, "None of the specified partition reassignments are active."); err != nil {
 		return err
 	}
-	// Kafka prints this one without a line break, so with throttles being
-	// cleared the next line is glued onto it; kept for output parity.
-	if _, err := io.WriteString(out, "None of the specified partition moves are active."); err != nil {
+	// Kafka 2.8 (ReassignPartitionsCommand.scala) ends this line as every
+	// other; only 3.7's Java port printed it without a line break.
+	if _, err := fmt.Fprintln(out, "None of the specified partition moves are active."); err != nil {
 		return err
 	}
 	if o.PreserveThrottles {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"kafgo/internal/cliutil"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 	"kafgo/internal/topicpart"
 )
 

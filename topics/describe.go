@@ -9,19 +9,23 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"kafgo/internal/uuid"
 )
 
 // TopicDescription is what --describe prints about one topic, gathered
 // from Metadata and DescribeConfigs.
 type TopicDescription struct {
 	Name     string
-	ID       [16]byte
+	ID       uuid.UUID
 	Internal bool
 	// Partitions are sorted by partition id.
 	Partitions []PartitionDescription
-	// Overrides are the topic's own configs (DYNAMIC_TOPIC_CONFIG), sorted
-	// by name.
-	Overrides []ConfigEntry
+	// Configs are the configs not at their default (any source but
+	// DEFAULT_CONFIG: the topic's own overrides and the broker's static
+	// and dynamic configs behind a topic config), sorted by name, as Kafka
+	// 2.8's TopicCommand prints them (config.entries.filter(!_.isDefault)).
+	Configs []ConfigEntry
 	// MinISR is the effective min.insync.replicas, 0 when unknown.
 	MinISR int
 }
@@ -65,7 +69,7 @@ func describe(ctx context.Context, adm *kadm.Client, o Options, out io.Writer) e
 		if td.Err != nil {
 			return fmt.Errorf("describing topic %s: %w", name, td.Err)
 		}
-		d := TopicDescription{Name: name, ID: td.ID, Internal: td.IsInternal}
+		d := TopicDescription{Name: name, ID: uuid.UUID(td.ID), Internal: td.IsInternal}
 		for _, p := range td.Partitions.Sorted() {
 			d.Partitions = append(d.Partitions, PartitionDescription{
 				Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR,
@@ -79,8 +83,8 @@ func describe(ctx context.Context, adm *kadm.Client, o Options, out io.Writer) e
 			return fmt.Errorf("describing configs of topic %s: %w", name, rc.Err)
 		}
 		for _, c := range rc.Configs {
-			if c.Source == kmsg.ConfigSourceDynamicTopicConfig {
-				d.Overrides = append(d.Overrides, ConfigEntry{Name: c.Key, Value: c.Value})
+			if c.Source != kmsg.ConfigSourceDefaultConfig {
+				d.Configs = append(d.Configs, ConfigEntry{Name: c.Key, Value: c.Value})
 			}
 			if c.Key == "min.insync.replicas" && c.Value != nil {
 				n, err := strconv.Atoi(*c.Value)
@@ -90,7 +94,7 @@ func describe(ctx context.Context, adm *kadm.Client, o Options, out io.Writer) e
 				d.MinISR = n
 			}
 		}
-		slices.SortFunc(d.Overrides, func(a, b ConfigEntry) int {
+		slices.SortFunc(d.Configs, func(a, b ConfigEntry) int {
 			switch {
 			case a.Name < b.Name:
 				return -1

@@ -13,9 +13,12 @@
 //
 // TopicId is the topic UUID in Java's Uuid.toString form (URL-safe base64
 // without padding) and is left out when the broker reports the zero UUID.
-// Configs lists only the topic's own overrides (config source
-// DYNAMIC_TOPIC_CONFIG), sorted by name. Adding/Removing Replicas are not
-// printed: Metadata does not carry them.
+// Configs lists, sorted by name, every config whose source is not
+// DEFAULT_CONFIG, as 2.8's TopicCommand does (config.entries.filter(
+// !_.isDefault)): the topic's own overrides, and the broker's static and
+// dynamic configs behind a topic config (min.insync.replicas=2 from the
+// broker's file); --topics-with-overrides keeps the topics that have any.
+// Adding/Removing Replicas are not printed: Metadata does not carry them.
 //
 // Failures while talking to the cluster are printed as
 // "Error while executing topic command : <msg>" on the output writer, as

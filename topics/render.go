@@ -1,11 +1,12 @@
 package topics
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"kafgo/internal/uuid"
 )
 
 // RenderDescribe writes --describe output for descs, applying the report
@@ -13,12 +14,13 @@ import (
 //
 // Semantics follow TopicCommand: with a partition report flag the topic
 // header is not printed, only matching partitions; --topics-with-overrides
-// prints only header lines, and only for topics with overrides.
+// prints only header lines, and only for topics with configs not at their
+// default.
 func RenderDescribe(w io.Writer, descs []TopicDescription, live map[int32]bool, o Options) error {
 	var b strings.Builder
 	for _, d := range descs {
 		if o.TopicsWithOverrides {
-			if len(d.Overrides) > 0 {
+			if len(d.Configs) > 0 {
 				writeHeader(&b, d)
 			}
 			continue
@@ -55,22 +57,17 @@ func selected(p PartitionDescription, d TopicDescription, live map[int32]bool, o
 	return true
 }
 
-// TopicIDString renders a topic id as Java's Uuid.toString does.
-func TopicIDString(id [16]byte) string {
-	return base64.RawURLEncoding.EncodeToString(id[:])
-}
-
 func writeHeader(b *strings.Builder, d TopicDescription) {
 	rf := 0
 	if len(d.Partitions) > 0 {
 		rf = len(d.Partitions[0].Replicas)
 	}
 	fmt.Fprintf(b, "Topic: %s", d.Name)
-	if d.ID != ([16]byte{}) {
-		fmt.Fprintf(b, "\tTopicId: %s", TopicIDString(d.ID))
+	if d.ID != (uuid.Zero) {
+		fmt.Fprintf(b, "\tTopicId: %s", d.ID.String())
 	}
 	fmt.Fprintf(b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", len(d.Partitions), rf)
-	for i, c := range d.Overrides {
+	for i, c := range d.Configs {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -100,6 +100,9 @@ func askElect(e *env, parts map[string][]int32, what string) {
 		return
 	}
 	question := fmt.Sprintf("Move the leadership of %s of %s back to the preferred replica?", plural(n, "partition", "partitions"), what)
+	if name, preferred, ok := onePartition(e.s, parts); ok {
+		question = fmt.Sprintf("Move the leadership of %s back to its preferred replica, broker %d?", name, preferred)
+	}
 	if parts == nil {
 		question = fmt.Sprintf("Cluster-wide: move the leadership of %s back to the preferred replica?",
 			plural(n, "partition", "partitions"))
@@ -108,6 +111,26 @@ func askElect(e *env, parts map[string][]int32, what string) {
 		action{desc: "preferred leader election", run: func(ctx context.Context, a Actor) (string, error) {
 			return a.ElectPreferred(ctx, sel)
 		}}))
+}
+
+// onePartition is the partition parts names when it names exactly one
+// ("payments-1"), with its preferred replica.
+func onePartition(s *Snapshot, parts map[string][]int32) (name string, preferred int32, ok bool) {
+	if len(parts) != 1 {
+		return "", 0, false
+	}
+	for topic, ps := range parts {
+		t, found := s.Topic(topic)
+		if len(ps) != 1 || !found {
+			return "", 0, false
+		}
+		for _, p := range t.Partitions {
+			if p.ID == ps[0] && len(p.Replicas) > 0 {
+				return tp{topic, p.ID}.String(), p.Replicas[0], true
+			}
+		}
+	}
+	return "", 0, false
 }
 
 // askResetOffsets moves a group's committed offsets, as
@@ -152,7 +175,7 @@ func parseResetTo(s string) (ResetTo, error) {
 // is left empty.
 func askAlterConfig(e *env, r ConfigResource, c ConfigEntry, page int) {
 	if c.ReadOnly {
-		e.flash = c.Name + " is read-only: the broker's file sets it"
+		e.flash = readOnlyReason(c)
 		return
 	}
 	value := c.Value
@@ -176,4 +199,14 @@ func askAlterConfig(e *env, r ConfigResource, c ConfigEntry, page int) {
 			run: func(ctx context.Context, a Actor) (string, error) { return "", a.AlterConfig(ctx, r, c.Name, &val) },
 		}, nil
 	}))
+}
+
+// readOnlyReason says why a config cannot be altered at run time, by
+// where its value comes from: the broker's file sets a static one, while a
+// default is not in the file at all.
+func readOnlyReason(c ConfigEntry) string {
+	if c.Source == "STATIC_BROKER_CONFIG" {
+		return c.Name + " is read-only: the broker's config file sets it (change it there and restart the broker)"
+	}
+	return c.Name + " is read-only: not a dynamic config (set it in the broker's config file and restart the broker)"
 }

@@ -53,7 +53,9 @@
 // reproducible in tests (golden files under testdata, -update rewrites
 // them) and in scripts (kafgo tui --once). Frames hold exactly the window's
 // lines; a list cut to fit says how many rows it left out, and tables leave
-// out their droppable columns (rates, trends) before narrowing names. A
+// out their droppable columns (rates, trends) before narrowing names, but
+// keep a column that says what the header's alarm is about (NON-PREF in
+// Topics, STATE in Partitions) before any throughput column. A
 // number is never cut short (it would read as another number): a table
 // leaves out a numeric column the width would cut, and a line cut at the
 // edge loses the figure there whole, marked "…".

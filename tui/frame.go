@@ -69,7 +69,14 @@ func (m Model) body(w, h int) []string {
 		return fitAll([]string{"Connecting to " + orDash(m.opt.Target) + "…"}, w)
 	}
 	mm := m
-	return mm.top().render(mm.env(), w, h)
+	e := mm.env()
+	if e.stale != nil && h > 1 {
+		// Every view says, first, that what it shows is the cluster's
+		// last answer.
+		note := fit(m.st.warn.Render("No answer from the cluster: what follows is its last answer, "+e.stale.age()+"."), w)
+		return append([]string{note}, mm.top().render(e, w, h-1)...)
+	}
+	return mm.top().render(e, w, h)
 }
 
 func (m Model) retryNote() string {
@@ -177,6 +184,14 @@ func (m Model) headerParts() (health, totals []string) {
 		// Said once, here, rather than a "-" left unexplained in
 		// every view.
 		totals = append(totals, st.warn.Render(noAdminNote))
+	}
+	if m.err != nil {
+		// The counts are the cluster's last answer; the rates between
+		// refreshes are unknown.
+		age := (&staleness{since: s.Taken, failedAt: m.failedAt}).age()
+		health = nonEmpty(health)
+		health[0] = age + ": " + health[0]
+		return append([]string{st.bad.Render("unknown now")}, health...), nil
 	}
 	return nonEmpty(health), nonEmpty(totals)
 }
@@ -317,8 +332,19 @@ func (m Model) shortKeys() []key.Binding {
 }
 
 // helpBody is the help overlay: every key, by section, in as many
-// columns as the width holds.
+// columns as the width holds, scrolled to helpTop.
 func (m Model) helpBody(w, h int) []string {
+	lines := m.helpContent(w)
+	top := min(m.helpTop, max(0, len(lines)-h+1))
+	if len(lines) > h {
+		shown := lines[top:min(len(lines), top+h-1)]
+		return fitAll(append(append([]string{}, shown...), m.st.dim.Render(moreLine(top, len(lines)-top-len(shown))+" (j/k to scroll)")), w)
+	}
+	return fitAll(lines, w)
+}
+
+// helpContent is every line of the help overlay.
+func (m Model) helpContent(w int) []string {
 	var lines []string
 	if m.opt.ReadOnly {
 		lines = append(lines, m.st.warn.Render("Read-only mode (--read-only): the actions below are disabled."), "")
@@ -385,12 +411,7 @@ func (m Model) helpBody(w, h int) []string {
 			}
 		}
 	}
-	top := min(m.helpTop, max(0, len(lines)-h+1))
-	if len(lines) > h {
-		shown := lines[top:min(len(lines), top+h-1)]
-		return fitAll(append(append([]string{}, shown...), m.st.dim.Render(moreLine(top, len(lines)-top-len(shown))+" (j/k to scroll)")), w)
-	}
-	return fitAll(lines, w)
+	return lines
 }
 
 // figureNotes close the help overlay: how the rates are measured, and

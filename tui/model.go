@@ -59,12 +59,15 @@ type Model struct {
 	stack  []stacked
 	nextID int
 
-	snap    *Snapshot // last good snapshot, nil before the first
-	err     error     // last refresh's error, nil after a good one
-	loading bool      // a snapshot is being taken
-	gen     int       // tick generation: a manual refresh voids the pending tick
-	tr      *trends
-	warns   *warnLog
+	snap *Snapshot // last good snapshot, nil before the first
+	err  error     // last refresh's error, nil after a good one
+	// failedAt is when the last refresh failed, zero after a good one or
+	// when not known; with snap, it dates how old what is shown is.
+	failedAt time.Time
+	loading  bool // a snapshot is being taken
+	gen      int  // tick generation: a manual refresh voids the pending tick
+	tr       *trends
+	warns    *warnLog
 
 	probes       probes
 	probing      bool
@@ -100,6 +103,7 @@ type (
 	snapshotMsg struct {
 		snap *Snapshot
 		err  error
+		at   time.Time // when a failed refresh was tried
 	}
 	tickMsg      struct{ gen int }
 	probeTickMsg struct{ gen int }
@@ -152,7 +156,10 @@ func (m Model) fetch() tea.Cmd {
 		if err == nil && s == nil {
 			err = errors.New("tui: source returned no snapshot")
 		}
-		return snapshotMsg{snap: s, err: err}
+		if err != nil {
+			return snapshotMsg{err: err, at: time.Now()}
+		}
+		return snapshotMsg{snap: s}
 	}
 }
 
@@ -237,11 +244,11 @@ func (m *Model) gotSnapshot(msg snapshotMsg) tea.Cmd {
 	if msg.err != nil {
 		// Keep showing the last good snapshot: a blip should not blank
 		// the screen.
-		m.err = msg.err
+		m.err, m.failedAt = msg.err, msg.at
 		m.warns.add(m.clock(), "refresh: "+firstLine(msg.err.Error()))
 		return m.tick()
 	}
-	m.snap, m.err = msg.snap, nil
+	m.snap, m.err, m.failedAt = msg.snap, nil, time.Time{}
 	m.tr.add(m.snap)
 	// A broker gone from the cluster has nothing left to probe.
 	for id := range m.probes {
@@ -350,6 +357,12 @@ func (m *Model) env() *env {
 		probes: m.probes, src: m.src, ctx: m.ctx, timeout: m.opt.Timeout}
 	if m.snap != nil {
 		e.now = m.snap.Taken
+	}
+	if m.err != nil && m.snap != nil {
+		// The cluster no longer answers: what the snapshot says is its
+		// last word, and rates between refreshes are unknown.
+		e.stale = &staleness{since: m.snap.Taken, failedAt: m.failedAt}
+		e.tr = newTrends()
 	}
 	return e
 }
@@ -598,7 +611,8 @@ func (m *Model) overlayKey(msg tea.KeyMsg) tea.Cmd {
 		m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 		m.overlay = noOverlay
 	case m.overlay == helpOverlay:
-		m.helpTop = scrollKey(msg, k, m.helpTop)
+		w, h := m.size()
+		m.helpTop = min(scrollKey(msg, k, m.helpTop), max(0, len(m.helpContent(w))-m.bodyHeight(w, h)+1))
 	case m.overlay == warningsOverlay:
 		m.warnings.list.key(msg, k, m.warnings.listing(m.warns, m.st))
 	}

@@ -593,7 +593,11 @@ func (v *recordPage) content(st styles, w int) []string {
 	}
 	out = append(out, "", st.header.Render("Headers")+fmt.Sprintf(" (%d)", len(r.Headers)))
 	for _, h := range r.Headers {
-		out = append(out, "  "+escapeText([]byte(h.Key))+": "+oneLine(h.Value, len(h.Value), v.mode))
+		val := oneLine(h.Value, len(h.Value), v.mode)
+		if v.mode == decodeHex {
+			val += " (hex)" // the key and value below say so in their dump's layout
+		}
+		out = append(out, "  "+escapeText([]byte(h.Key))+": "+val)
 	}
 	out = append(out, "", st.header.Render("Value")+" ("+bytesText(r.ValueSize)+")")
 	for _, l := range detailLines(r.Value, r.ValueSize, v.mode, w-2) {

@@ -66,7 +66,9 @@ func (v *configsPage) reload(e *env, id int) tea.Cmd {
 
 func (v *configsPage) listing(e *env) listing {
 	st := e.st
-	cols := []column{{title: "NAME", flex: true}, {title: "VALUE", flex: true}, {title: "SOURCE"}}
+	// A name is what the operator looks for: the value and the source give
+	// way first.
+	cols := []column{{title: "NAME", flex: true}, {title: "VALUE", flex: true, yields: true}, {title: "SOURCE", flex: true, yields: true}}
 	var rows []row
 	for _, c := range v.entries {
 		name := "  " + c.Name

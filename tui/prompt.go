@@ -6,29 +6,44 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // lineEdit is a one-line text input: typed runes append, backspace
-// deletes the last, ctrl+u clears. It has no blinking cursor, so a frame
-// with it is as reproducible as any other.
-type lineEdit struct{ text []rune }
+// deletes the last, ctrl+u clears. A value filled in for the operator
+// starts selected, as a form's pre-filled field does: the first rune typed
+// replaces it, backspace clears it, an arrow key keeps it to edit. It has
+// no blinking cursor, so a frame with it is as reproducible as any other.
+type lineEdit struct {
+	text     []rune
+	selected bool
+}
 
-func newLineEdit(s string) lineEdit { return lineEdit{text: []rune(s)} }
+func newLineEdit(s string) lineEdit { return lineEdit{text: []rune(s), selected: s != ""} }
 
 // key edits the text; it reports whether the key was an edit.
 func (l *lineEdit) key(msg tea.KeyMsg) bool {
 	switch msg.Type {
 	case tea.KeyRunes, tea.KeySpace:
+		if l.selected {
+			l.text = nil
+		}
 		l.text = append(l.text, msg.Runes...)
 	case tea.KeyBackspace:
-		if len(l.text) > 0 {
+		switch {
+		case l.selected:
+			l.text = nil
+		case len(l.text) > 0:
 			l.text = l.text[:len(l.text)-1]
 		}
 	case tea.KeyCtrlU:
 		l.text = nil
+	case tea.KeyLeft, tea.KeyRight, tea.KeyEnd, tea.KeyHome:
+		// Keep the value, to edit it at its end.
 	default:
 		return false
 	}
+	l.selected = false
 	return true
 }
 
@@ -166,23 +181,43 @@ func (p *prompt) render(st styles, w int) []string {
 	for _, f := range p.fields {
 		labelW = max(labelW, len([]rune(f.label))+1)
 	}
+	replaces := false
 	for i, f := range p.fields {
 		v := f.edit.String()
 		mark := "  "
 		if i == p.focus {
+			if f.edit.selected {
+				v = st.selected.Render(v)
+				replaces = true
+			}
 			v += cursorMark
 			mark = "> "
 		}
 		line := mark + padRight(f.label+":", labelW+1) + v
-		if f.hint != "" {
+		switch {
+		case f.hint == "":
+		case ansi.StringWidth(line)+2+ansi.StringWidth(f.hint) <= w:
 			line += "  " + st.dim.Render(f.hint)
+		default:
+			// Under the value, wrapped whole, rather than cut.
+			out = append(out, line)
+			indent := strings.Repeat(" ", 2+labelW+1)
+			lines := wordWrap(f.hint, max(10, w-len(indent)))
+			for _, l := range lines[:len(lines)-1] {
+				out = append(out, indent+st.dim.Render(l))
+			}
+			line = indent + st.dim.Render(lines[len(lines)-1])
 		}
 		out = append(out, line)
 	}
 	if p.err != "" {
 		out = append(out, "  "+st.bad.Render(p.err))
 	}
-	return fitAll(append(out, "  "+st.dim.Render("enter: next/ok · tab: next field · esc: cancel")), w)
+	keys := "enter: next/ok · tab: next field · ctrl+u: clear · esc: cancel"
+	if replaces {
+		keys = "typing replaces it · enter: next/ok · tab: next · ctrl+u: clear · esc: cancel"
+	}
+	return fitAll(append(out, "  "+st.dim.Render(keys)), w)
 }
 
 func padRight(s string, w int) string {

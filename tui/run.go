@@ -37,6 +37,13 @@ func RenderOnce(ctx context.Context, src Source, o Options, width, height int) (
 	if msg.err != nil {
 		return "", msg.err
 	}
+	// A printed frame cannot offer another topic or group instead.
+	if _, ok := msg.snap.Topic(o.Topic); o.Topic != "" && !ok {
+		return "", fmt.Errorf("tui: topic %s does not exist", o.Topic)
+	}
+	if _, ok := msg.snap.Group(o.Group); o.Group != "" && !ok {
+		return "", fmt.Errorf("tui: group %s does not exist", o.Group)
+	}
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	tm, _ = tm.Update(msg)

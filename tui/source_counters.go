@@ -25,7 +25,9 @@ type counterReader interface {
 // (the topics' sum stands in when there is none).
 //
 // Kafka's BrokerTopicMetrics under their JMX exporter names (per topic and
-// in total) come first; kafgo's /metrics has its wire totals today.
+// in total) come first: kafgo's /metrics serves them, as does a Kafka
+// broker with the JMX exporter. The wire totals (kafgo_network_*, bytes
+// on client connections) are the fallback for an endpoint without them.
 var counterNames = struct{ bytesIn, bytesOut []string }{
 	bytesIn:  []string{"kafka_server_brokertopicmetrics_bytesin_total", "kafgo_network_received_bytes_total"},
 	bytesOut: []string{"kafka_server_brokertopicmetrics_bytesout_total", "kafgo_network_sent_bytes_total"},

@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"kafgo/internal/adminapi"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // produceTo writes n records to one partition, a second apart from at,

@@ -55,9 +55,14 @@ func throttledClients(q []adminapi.ClientQuota) []ThrottledClient {
 // throttledLine is the brokers view's line for a broker throttling
 // clients.
 func throttledLine(b Broker) string {
+	return fmt.Sprintf("Broker %d throttles %s", b.ID, throttledClientsText(b))
+}
+
+// throttledClientsText lists the clients b throttled.
+func throttledClientsText(b Broker) string {
 	names := make([]string, len(b.Throttled))
 	for i, c := range b.Throttled {
 		names[i] = c.String()
 	}
-	return fmt.Sprintf("Broker %d throttles %s", b.ID, strings.Join(names, ", "))
+	return strings.Join(names, ", ")
 }

@@ -81,6 +81,9 @@ type column struct {
 	// keep, for a flex column, is how narrow it may get before droppable
 	// columns make room for it (flexFloor when 0).
 	keep int
+	// yields, for a flex column, narrows it before the flex columns that
+	// do not (a config's source before its name).
+	yields bool
 }
 
 // table renders rows[from:to] under a header, with a two-column gutter
@@ -201,8 +204,8 @@ func (t table) shown(width int) []int {
 }
 
 // widths fits the natural widths into width by narrowing flex columns,
-// widest first, down to minFlexed. What still does not fit is cut at the
-// right edge.
+// the yielding ones first, widest first, down to minFlexed. What still
+// does not fit is cut at the right edge.
 func (t table) widths(cols []int, width int) []int {
 	w := t.natural(cols)
 	total := gutter + gap*(len(w)-1)
@@ -211,9 +214,15 @@ func (t table) widths(cols []int, width int) []int {
 	}
 	for total > width {
 		widest := -1
-		for j, i := range cols {
-			if t.cols[i].flex && w[j] > minFlexed && (widest < 0 || w[j] > w[widest]) {
-				widest = j
+		for _, yielding := range []bool{true, false} {
+			for j, i := range cols {
+				c := t.cols[i]
+				if c.flex && (c.yields || !yielding) && w[j] > minFlexed && (widest < 0 || w[j] > w[widest]) {
+					widest = j
+				}
+			}
+			if widest >= 0 {
+				break
 			}
 		}
 		if widest < 0 {

@@ -60,12 +60,12 @@ type trends struct {
 
 	partIn map[tp]float64 // records/s of each partition, latest only
 
-	topicIn, topicOut           map[string]*series // records/s
-	topicBytesIn, topicBytesOut map[string]*series
-	brokerIn, brokerOut         map[int32]*series // records/s into and consumed from partitions it leads
-	brokerBytesIn, brokerBytes  map[int32]*series // bytes/s in, out
-	groupLag, groupRate         map[string]*series
-	commits                     map[groupPartition]*commitTrack
+	topicIn, topicOut             map[string]*series // records/s
+	topicBytesIn, topicBytesOut   map[string]*series
+	brokerIn, brokerOut           map[int32]*series // records/s into and consumed from partitions it leads
+	brokerBytesIn, brokerBytesOut map[int32]*series // bytes/s in, out
+	groupLag, groupRate           map[string]*series
+	commits                       map[groupPartition]*commitTrack
 
 	clusterIn, clusterBytesIn, clusterBytesOut, clusterLag series
 }
@@ -317,7 +317,7 @@ func (t *trends) add(s *Snapshot) {
 		topicBytesIn[name], topicBytesOut[name] = &sum{}, &sum{}
 	}
 	if t.brokerBytesIn == nil {
-		t.brokerBytesIn, t.brokerBytes, t.brokerIn, t.brokerOut = map[int32]*series{}, map[int32]*series{}, map[int32]*series{}, map[int32]*series{}
+		t.brokerBytesIn, t.brokerBytesOut, t.brokerIn, t.brokerOut = map[int32]*series{}, map[int32]*series{}, map[int32]*series{}, map[int32]*series{}
 		t.topicIn, t.topicOut = map[string]*series{}, map[string]*series{}
 		t.topicBytesIn, t.topicBytesOut = map[string]*series{}, map[string]*series{}
 	}
@@ -335,7 +335,7 @@ func (t *trends) add(s *Snapshot) {
 			}
 		}
 		push(t.brokerBytesIn, b.ID, in)
-		push(t.brokerBytes, b.ID, out)
+		push(t.brokerBytesOut, b.ID, out)
 		clusterBytesIn.add(in)
 		clusterBytesOut.add(out)
 		push(t.brokerIn, b.ID, brokerIn[b.ID].value())
@@ -355,7 +355,7 @@ func (t *trends) add(s *Snapshot) {
 	t.topicIn, t.topicOut = keep(t.topicIn, liveTopics), keep(t.topicOut, liveTopics)
 	t.topicBytesIn, t.topicBytesOut = keep(t.topicBytesIn, liveTopics), keep(t.topicBytesOut, liveTopics)
 	t.brokerIn, t.brokerOut = keep(t.brokerIn, liveBrokers), keep(t.brokerOut, liveBrokers)
-	t.brokerBytesIn, t.brokerBytes = keep(t.brokerBytesIn, liveBrokers), keep(t.brokerBytes, liveBrokers)
+	t.brokerBytesIn, t.brokerBytesOut = keep(t.brokerBytesIn, liveBrokers), keep(t.brokerBytesOut, liveBrokers)
 	t.groupLag, t.groupRate = keep(t.groupLag, liveGroups), keep(t.groupRate, liveGroups)
 	for k := range t.commits {
 		if !liveCommits[k] {

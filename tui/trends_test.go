@@ -46,7 +46,7 @@ func TestTrendsRates(t *testing.T) {
 		t.Errorf("billing consumed %v after one commit", v)
 	}
 	check("broker 2 bytes in", tr.brokerBytesIn[2], 40*1200/2)
-	check("broker 2 bytes out", tr.brokerBytes[2], 40*3100/2)
+	check("broker 2 bytes out", tr.brokerBytesOut[2], 40*3100/2)
 	check("cluster bytes in", &tr.clusterBytesIn, 3*40*1200/2)
 	check("orders bytes in (broker 1's topic counters)", tr.topicBytesIn["orders"], 40*1000/2)
 

@@ -39,10 +39,14 @@ func (v *brokersView) listing(e *env) listing {
 		if len(ooi[b.ID]) > 0 {
 			o = o.withStyle(st.warn)
 		}
+		leaders, replicas := intCell(sum.leaders[b.ID]), intCell(sum.replicas[b.ID])
+		if e.stale != nil { // the cluster's last word: unknown now
+			leaders, replicas, o = txt("-"), txt("-"), txt("-")
+		}
 		rows = append(rows, row{key: strconv.Itoa(int(b.ID)), cells: []cell{
 			intCell(int(b.ID)), txt(addr), txt(orDash(b.Rack)), roleCell(b, s, e.probes, st),
-			intCell(sum.leaders[b.ID]), intCell(sum.replicas[b.ID]), o, adminCell(b, st),
-			rateCell(e.tr.brokerBytesIn[b.ID], siBytes), rateCell(e.tr.brokerBytes[b.ID], siBytes),
+			leaders, replicas, o, adminCell(b, e.stale != nil, st),
+			rateCell(e.tr.brokerBytesIn[b.ID], siBytes), rateCell(e.tr.brokerBytesOut[b.ID], siBytes),
 			rateCell(e.tr.brokerIn[b.ID], siCount), rateCell(e.tr.brokerOut[b.ID], siCount),
 		}})
 	}
@@ -126,11 +130,15 @@ func (v *brokersView) scroll(e *env, _, h int) { v.list.scroll(v.listing(e), v.l
 func (v *brokersView) render(e *env, w, h int) []string {
 	s, st := e.s, e.st
 	sum := s.summary()
-	live, offline := 0, 0
+	live, offline, unreachable := 0, 0, 0
 	for _, b := range s.Brokers {
-		if b.Offline {
+		_, down := e.probes.unreachable(b.ID)
+		switch {
+		case b.Offline:
 			offline++
-		} else {
+		case down:
+			unreachable++
+		default:
 			live++
 		}
 	}
@@ -142,9 +150,21 @@ func (v *brokersView) render(e *env, w, h int) []string {
 	if s.Controller.Epoch >= 0 {
 		epoch = strconv.Itoa(int(s.Controller.Epoch))
 	}
+	// Live and offline are the cluster's word (Metadata); unreachable is
+	// the probes', which go on while the cluster does not answer.
 	brokers := fmt.Sprintf("%d live", live)
+	if e.stale != nil {
+		brokers = fmt.Sprintf("%d live", live+unreachable)
+	}
 	if offline > 0 {
 		brokers += ", " + st.bad.Render(fmt.Sprintf("%d offline", offline))
+	}
+	brokers = e.lastValue(brokers)
+	if unreachable > 0 {
+		brokers += ", " + st.bad.Render(fmt.Sprintf("%d unreachable", unreachable))
+		if e.stale != nil {
+			brokers += st.bad.Render(" now")
+		}
 	}
 	parts := strconv.Itoa(sum.partitions)
 	if sum.underReplicated > 0 || sum.offline > 0 || sum.underMinISR > 0 {
@@ -165,11 +185,11 @@ func (v *brokersView) render(e *env, w, h int) []string {
 	}
 	out := []string{
 		kv("ClusterId", orDash(s.ClusterID)),
-		kv("ControllerId", ctrl),
-		kv("ControllerEpoch", epoch),
+		kv("ControllerId", e.lastValue(ctrl)),
+		kv("ControllerEpoch", e.lastValue(epoch)),
 		kv("Brokers", brokers),
-		kv("Partitions", parts),
-		kv("MaxFollowerLag", lag),
+		kv("Partitions", e.lastValue(parts)),
+		kv("MaxFollowerLag", e.lastValue(lag)),
 		"",
 	}
 	ls := v.listing(e)
@@ -231,15 +251,21 @@ func brokerStatus(b Broker, e *env, w int) []string {
 		out = append(out, st.bad.Render(fmt.Sprintf("%s is offline: %s unavailable", name, plural(n, "replica", "replicas"))))
 	case down:
 		out = append(out, st.bad.Render(fmt.Sprintf("%s is unreachable since %s: %s", name, p.Since.Format("15:04:05"), p.Err)))
+	case e.stale != nil:
+		out = append(out, st.warn.Render(fmt.Sprintf("%s: state unknown, the cluster has not answered since %s", name, e.stale.since.Format("15:04:05"))))
 	case len(ooi[b.ID]) > 0:
 		out = append(out, st.warn.Render(fmt.Sprintf("%s is out of the ISR of %s", name, fewNames(ooi[b.ID], 4))))
 	default:
 		out = append(out, fmt.Sprintf("%s is in sync on all of its %s", name, plural(n, "replica", "replicas")))
 	}
-	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytes[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st, w-2); line != "" {
+	if line := throughputLine(e.tr.brokerBytesIn[b.ID], e.tr.brokerBytesOut[b.ID], e.tr.brokerIn[b.ID], e.tr.brokerOut[b.ID], st, w-2); line != "" {
 		out = append(out, "  "+line)
 	}
-	if len(b.Throttled) > 0 {
+	switch {
+	case len(b.Throttled) == 0:
+	case e.stale != nil:
+		out = append(out, st.dim.Render(fmt.Sprintf("Broker %d throttled (%s, unknown now): %s", b.ID, e.stale.age(), throttledClientsText(b))))
+	default:
 		out = append(out, st.warn.Render(throttledLine(b)))
 	}
 	return out
@@ -280,9 +306,13 @@ func throughputLine(in, out, rec, recOut *series, st styles, w int) string {
 
 // adminCell says whether an admin endpoint answered for the broker; the
 // address itself is on the detail line, where it does not cost a column.
-func adminCell(b Broker, st styles) cell {
-	if b.Admin == "" {
+// While the cluster does not answer, whether it still does is unknown.
+func adminCell(b Broker, stale bool, st styles) cell {
+	switch {
+	case b.Admin == "":
 		return txt("-")
+	case stale:
+		return styled("unknown", st.dim)
 	}
 	return styled("ok", st.good)
 }

@@ -27,11 +27,8 @@ func (v *partitionsView) crumb() string { return "Topic " + v.topic }
 func (v *partitionsView) listing(e *env, t Topic) listing {
 	st := e.st
 	moving := e.s.reassigning()
-	cols := []column{{title: "PARTITION", right: true}, {title: "LEADER", right: true},
-		{title: "REPLICAS", flex: true}, {title: "ISR", flex: true}, {title: "OFFLINE", flex: true},
-		{title: "HW", right: true}, {title: "LEO", right: true}, {title: "MAX-LAG", right: true},
-		{title: "REC-IN/s", right: true, drop: 1}, {title: "STATE", drop: 2}}
 	var rows []row
+	alarm := false // a partition is not ok: STATE says which
 	for _, p := range t.Partitions {
 		leader := intCell(int(p.Leader))
 		switch {
@@ -57,9 +54,22 @@ func (v *partitionsView) listing(e *env, t Topic) listing {
 		if r, ok := e.tr.partRate(t.Name, p.ID); ok {
 			in = number(siCount(r), r)
 		}
+		state := partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], e.probes, st)
+		alarm = alarm || state.text != stateOK
 		rows = append(rows, row{key: strconv.Itoa(int(p.ID)), cells: []cell{intCell(int(p.ID)), leader, txt(ids(p.Replicas)), isr, off,
-			num(p.HW), num(p.LEO), lagCell(lag, known, st), in, partitionState(p, t.MinISR, moving[tp{t.Name, p.ID}], e.probes, st)}})
+			num(p.HW), num(p.LEO), lagCell(lag, known, st), in, state}})
 	}
+	// At 80 columns STATE goes before the records-in rate when every
+	// partition is ok; otherwise it says what the alarm is about and stays,
+	// cut short ("under-replicated,non-pre…") if it must.
+	stateDrop, inDrop := 2, 1
+	if alarm {
+		stateDrop, inDrop = 1, 2
+	}
+	cols := []column{{title: "PARTITION", right: true}, {title: "LEADER", right: true},
+		{title: "REPLICAS", flex: true}, {title: "ISR", flex: true}, {title: "OFFLINE", flex: true},
+		{title: "HW", right: true}, {title: "LEO", right: true}, {title: "MAX-LAG", right: true},
+		{title: "REC-IN/s", right: true, drop: inDrop}, {title: "STATE", flex: true, drop: stateDrop}}
 	return v.list.apply(cols, rows)
 }
 
@@ -91,8 +101,11 @@ func partitionState(p Partition, minISR int, move Reassignment, pr probes, st st
 	case len(warn) > 0:
 		return styled(strings.Join(warn, ","), st.warn)
 	}
-	return styled("ok", st.good)
+	return styled(stateOK, st.good)
 }
+
+// stateOK is the state of a partition with nothing wrong.
+const stateOK = "ok"
 
 func leaderUnreachable(p Partition, pr probes) bool {
 	_, down := pr.unreachable(p.Leader)

@@ -75,7 +75,13 @@ func (v *reassignView) listing(e *env) listing {
 func (v *reassignView) head(e *env, ls listing, w int) []string {
 	r, st := e.s.Reassignments, e.st
 	out := []string{listSummary(&v.list, ls, st, plural(len(r.Moves), "partition reassigning", "partitions reassigning"))}
-	for _, l := range wrapParts(throttleParts(r), w-2) {
+	var lines []string
+	if r.Leftover() {
+		// Each on a line of its own, not packed with the throttles.
+		lines = append(lines, leftoverHint...)
+	}
+	lines = append(lines, wrapParts(throttleParts(r), w-2)...)
+	for _, l := range lines {
 		if r.Leftover() {
 			l = st.warn.Render(l)
 		}
@@ -125,11 +131,14 @@ func (v *reassignView) render(e *env, w, h int) []string {
 	return fitAll(out, w)
 }
 
+// leftoverHint says that a throttle is left with nothing moving, and how
+// to clear it.
+var leftoverHint = []string{"replication throttle left set, nothing is moving", "clear it: " + clearByVerify, "or: " + clearByConfigs}
+
 // throttleParts describe the replication throttles: "throttled: brokers
 // 1,2 leader 10MiB/s follower 10MiB/s", "broker 3 leader 1MiB/s" (brokers
 // with the same rates together), "throttled replicas: topic payments";
-// with nothing moving they are flagged as left over, with how to clear
-// them. "no replication throttle" when none is set.
+// "no replication throttle" when none is set.
 func throttleParts(r *Reassignments) []string {
 	ts := r.Throttles
 	if len(ts) == 0 && len(r.ThrottledTopics) == 0 {
@@ -146,9 +155,6 @@ func throttleParts(r *Reassignments) []string {
 		brokers[r] = append(brokers[r], t.Broker)
 	}
 	var parts []string
-	if r.Leftover() {
-		parts = append(parts, "replication throttle left set, nothing is moving", "clear it: "+clearByVerify, "or: "+clearByConfigs)
-	}
 	for i, rt := range order {
 		s := namedIDs("broker", "brokers", brokers[rt])
 		if rt.leader >= 0 {

@@ -24,15 +24,22 @@ func (v *topicsView) listing(e *env) listing {
 			anyBytes = true
 		}
 	}
+	// At 80 columns the records-in rate stays; the trend and the rest go
+	// first, then the replica lag (which the partitions view has), then
+	// NON-PREF, unless the header counts non-preferred leaders: a column
+	// that says which topics the header's alarm is about stays before
+	// any throughput column.
+	nonPrefDrop, inDrop := 2, 1
+	if s.summary().nonPreferred > 0 {
+		nonPrefDrop, inDrop = 1, 2
+	}
 	cols := []column{{title: "TOPIC", flex: true, keep: 24}, {title: "PARTITIONS", right: true}, {title: "RF", right: true},
 		{title: "URP", right: true}, {title: "UNDER-MIN-ISR", right: true}, {title: "OFFLINE", right: true},
-		{title: "NON-PREF", right: true, drop: 2}, {title: "MAX-LAG", right: true, drop: 3}}
+		{title: "NON-PREF", right: true, drop: nonPrefDrop}, {title: "MAX-LAG", right: true, drop: 3}}
 	if anyErr {
 		cols = append(cols, column{title: "ERROR", flex: true})
 	}
-	// At 80 columns the records-in rate stays; the trend and the rest go
-	// first, then the replica lag (which the partitions view has).
-	cols = append(cols, column{title: "REC-IN/s", right: true, drop: 1}, column{title: "TREND", drop: 5},
+	cols = append(cols, column{title: "REC-IN/s", right: true, drop: inDrop}, column{title: "TREND", drop: 5},
 		column{title: "CONSUMED/s", right: true, drop: 4})
 	if anyBytes {
 		cols = append(cols, column{title: "BYTES-IN/s", right: true, drop: 4}, column{title: "BYTES-OUT/s", right: true, drop: 4})

@@ -61,6 +61,9 @@ type env struct {
 	ctx      context.Context
 	timeout  time.Duration
 	now      time.Time // the frame's clock: the snapshot's time
+	// stale is set while the cluster does not answer: s is its last
+	// answer, and every figure from it is unknown now (lastValue).
+	stale *staleness
 
 	// What a view asks of the root during update.
 	push          page    // open a page over the current one
@@ -68,6 +71,30 @@ type env struct {
 	openTopic     string  // show this topic's partitions
 	openPartition int32   // selecting this one (-1: keep the selection)
 	flash         string  // a one-line notice for the status line
+}
+
+// staleness dates a snapshot the cluster has stopped renewing.
+type staleness struct {
+	since    time.Time // the snapshot's time
+	failedAt time.Time // when a refresh failed, zero if not known
+}
+
+// age is how old the last values are, "35s ago", or when they were taken
+// when that is not known.
+func (s *staleness) age() string {
+	if s.failedAt.IsZero() || s.failedAt.Before(s.since) {
+		return "as of " + s.since.Format("15:04:05")
+	}
+	return s.failedAt.Sub(s.since).Round(time.Second).String() + " ago"
+}
+
+// lastValue is v as a figure is shown: v itself while the cluster
+// answers, else "unknown (v 35s ago)".
+func (e *env) lastValue(v string) string {
+	if e.stale == nil {
+		return v
+	}
+	return "unknown (" + v + " " + e.stale.age() + ")"
 }
 
 // openPage asks the root to show p over the current view.
@@ -191,9 +218,14 @@ func scrollKey(msg tea.KeyMsg, k keyMap, top int) int {
 		top -= 10
 	case key.Matches(msg, k.Home):
 		top = 0
+	case key.Matches(msg, k.End):
+		top = scrollEnd // the view's scroll clamps it to its last page
 	}
 	return max(0, top)
 }
+
+// scrollEnd is a first line past any text: End's, clamped by the view.
+const scrollEnd = 1 << 30
 
 // openPartition opens the partitions page of a "topic-3" key, that
 // partition selected.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"kafgo/broker/meta"
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // The goldens under testdata are ZooKeeper 3.8's own output (zkCli.sh run

@@ -66,6 +66,9 @@ type Source struct {
 	// Pprof serves Go's runtime profiles at /debug/pprof/
 	// (admin.pprof.enable, off by default).
 	Pprof bool
+	// Debug are more handlers by path: the API server's fault table in an
+	// e2e build (api.FaultsPath); none in a production build.
+	Debug map[string]http.Handler
 }
 
 // Server is the HTTP endpoint.
@@ -94,15 +97,25 @@ func (s *Server) Serve(src Source) {
 	s.src, s.col = src, newCollector(src)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), s.col)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc(adminapi.BrokerPath, s.broker)
-	mux.HandleFunc(adminapi.PartitionsPath, s.partitions)
-	mux.HandleFunc(adminapi.QuotasPath, s.clientQuotas)
-	mux.HandleFunc(adminapi.MetricsPath, s.v1Metrics)
-	mux.HandleFunc(adminapi.ConsumerHealthPath, s.consumerHealth)
+	endpoints := []endpoint{
+		{"/metrics", "Kafka's metrics, Prometheus text format", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})},
+		{adminapi.BrokerPath, "this broker: id, cluster id, the controller (JSON)", http.HandlerFunc(s.broker)},
+		{adminapi.PartitionsPath, "this broker's replicas: leader, ISR, HW, LEO, followers' LEOs (JSON)", http.HandlerFunc(s.partitions)},
+		{adminapi.QuotasPath, "connected clients' quota rates, limits, throttle times (JSON)", http.HandlerFunc(s.clientQuotas)},
+		{adminapi.MetricsPath, "the figures of /metrics as JSON", http.HandlerFunc(s.v1Metrics)},
+		{adminapi.ConsumerHealthPath, "the consumer groups this broker coordinates: lag and its health (JSON)", http.HandlerFunc(s.consumerHealth)},
+	}
+	for _, e := range endpoints {
+		mux.Handle(e.path, e.handler)
+	}
 	if src.Pprof {
 		handlePprof(mux)
+		endpoints = append(endpoints, endpoint{path: "/debug/pprof/", doc: "Go runtime profiles (admin.pprof.enable)"})
 	}
+	for path, h := range src.Debug {
+		mux.Handle(path, h)
+	}
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) { writeIndex(w, src.BrokerID, endpoints) })
 	s.http.Handler = mux
 	go func() {
 		if err := s.http.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -149,6 +162,28 @@ func (s *Server) partitions(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, v)
 	}
 	writeJSON(w, out)
+}
+
+// endpoint is one path the admin endpoint serves, with the line / shows
+// for it.
+type endpoint struct {
+	path    string
+	doc     string
+	handler http.Handler
+}
+
+// writeIndex answers / with the list of endpoints, so that an operator who
+// opens the admin address finds what is there.
+func writeIndex(w http.ResponseWriter, brokerID int32, endpoints []endpoint) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	width := 0
+	for _, e := range endpoints {
+		width = max(width, len(e.path))
+	}
+	fmt.Fprintf(w, "kafgo admin endpoint of broker %d\n", brokerID)
+	for _, e := range endpoints {
+		fmt.Fprintf(w, "%-*s  %s\n", width, e.path, e.doc)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

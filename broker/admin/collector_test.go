@@ -17,7 +17,7 @@ import (
 	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/internal/adminapi"
-	"kafgo/internal/promtext"
+	"kafgo/internal/testing/promtext"
 )
 
 // gather serves src's collector through a registry, as /metrics does

@@ -2,7 +2,7 @@
 // metrics at /metrics and a read-only JSON view at /v1 of what the Kafka
 // protocol does not expose — each replica's log end offset as the leader
 // sees it, high watermarks, the ISR, the controller, and the metrics — for
-// the TUI and for operators' scripts.
+// the TUI and for operators' scripts. / lists the paths it serves.
 //
 // The incremental fetch session cache (KIP-227) shows as
 // kafgo_fetch_sessions, kafgo_fetch_session_partitions,

@@ -77,3 +77,52 @@ func TestPprofOnlyWhenEnabled(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestIndexListsEndpoints: / answers with the endpoint's paths, each with
+// what it serves (pprof's only when it is on), and every path it lists
+// answers; other unknown paths stay 404.
+func TestIndexListsEndpoints(t *testing.T) {
+	for _, pprofOn := range []bool{false, true} {
+		s, err := Listen("127.0.0.1:0", quietLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Serve(Source{Pprof: pprofOn})
+		base := "http://" + s.Addr().String()
+		get := func(path string) (int, string) {
+			resp, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(body)
+		}
+		code, index := get("/")
+		want := []string{"/metrics ", "/v1/metrics ", "/v1/quotas "}
+		if pprofOn {
+			want = append(want, "/debug/pprof/ ")
+		}
+		for _, w := range want {
+			if code != http.StatusOK || !strings.Contains(index, "\n"+w) {
+				t.Errorf("pprof %v: / answers %d without %q:\n%s", pprofOn, code, w, index)
+			}
+		}
+		if !pprofOn && strings.Contains(index, "pprof") {
+			t.Errorf("/ lists pprof while it is off:\n%s", index)
+		}
+		for _, w := range []string{"/metrics", "/v1/metrics", "/v1/quotas"} {
+			if code, body := get(w); code != http.StatusOK {
+				t.Errorf("%s, listed in /, answers %d: %.100q", w, code, body)
+			}
+		}
+		if code, _ := get("/nothing-here"); code != http.StatusNotFound {
+			t.Errorf("/nothing-here answers %d, want 404", code)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := s.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	}
+}

@@ -12,9 +12,10 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/replica"
+	"kafgo/internal/topicname"
 )
 
-// Produce (key 0), v0-v10.
+// Produce (key 0).
 // Batches are validated (CRC, magic, offsets, sizes) and appended as the
 // producer wrote them; v0-v2 message sets are up-converted to v2 batches.
 // acks=0 sends no response, acks=1 answers after the leader's append,
@@ -37,6 +38,10 @@ import (
 // INVALID_TXN_STATE. A stale producer epoch is INVALID_PRODUCER_EPOCH at
 // every version (Kafka 2.7+ never answers PRODUCER_FENCED to Produce).
 // Control batches come only from WriteTxnMarkers: INVALID_RECORD here.
+// Produce goes down to v0 (with up-conversion of legacy message sets):
+// librdkafka 2.0 compresses with gzip, snappy or lz4 only for a broker
+// whose Produce range includes v0.
+func init() { regKey(kmsg.NewPtrProduceRequest(), 0, 10, (*Server).handleProduce) }
 
 // handleProduce keeps no reference to the request's record bytes once it
 // returns (Server.Serve recycles the request buffer then): a change that
@@ -76,7 +81,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, kerr.InvalidRequiredAcks)
 			}
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	if hasTransactionalRecords(req) && (req.TransactionID == nil || !s.authorize(c, acl.OpWrite, acl.TransactionalID, *req.TransactionID)) {
 		if req.Acks == 0 {
@@ -87,7 +92,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, kerr.TransactionalIDAuthorizationFailed)
 			}
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	writable := s.authorizedNames(c, acl.OpWrite, acl.Topic, namesOf(req.Topics, func(t *kmsg.ProduceRequestTopic) string { return t.Topic }))
 
@@ -101,7 +106,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 				setErr(ti, pi, errTopicAuthorization)
 				continue
 			}
-			if internalTopics[rt.Topic] {
+			if topicname.IsInternal(rt.Topic) {
 				err := refuse(kerr.InvalidTopicException, "cannot append to internal topic %s", rt.Topic)
 				s.produceRefused(tp, nil, err, len(rp.Records))
 				setErr(ti, pi, err)
@@ -172,7 +177,7 @@ func (s *Server) handleProduce(c *Call) Reply {
 	if c.immediate { // acks=1, or acks=-1 already satisfied
 		fill()
 		s.leaderHints(resp, c.Listener(s.d.InterBrokerListener))
-		return now(resp)
+		return respond(resp)
 	}
 	timeout := time.Duration(req.TimeoutMillis) * time.Millisecond
 	return func() Result {

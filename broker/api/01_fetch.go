@@ -18,7 +18,7 @@ import (
 	"kafgo/broker/wire"
 )
 
-// Fetch (key 1), v2-v12.
+// Fetch (key 1).
 // Consumers read up to the HW, or with isolation_level 1 (READ_COMMITTED,
 // v4+) up to the LSO with the aborted transactions of what they read;
 // followers (replica_id >= 0, brokers only) read up to the LEO. Every v4+
@@ -36,6 +36,9 @@ import (
 // partitions are TOPIC_AUTHORIZATION_FAILED and are not read.
 // A consumer over its fetch quota is answered empty with the throttle time,
 // and its session is left as if nothing was sent, as in Kafka.
+// Fetch goes down to v2 (with down-conversion to legacy message sets):
+// librdkafka uses magic 1 (MsgVer1) only with Fetch v2.
+func init() { regKey(kmsg.NewPtrFetchRequest(), 2, 12, (*Server).handleFetch) }
 
 func (s *Server) handleFetch(c *Call) Reply {
 	req := c.Req.(*kmsg.FetchRequest)

@@ -8,13 +8,14 @@ import (
 	"kafgo/broker/partid"
 )
 
-// ListOffsets (key 2), v0-v7.
+// ListOffsets (key 2).
 // -1 (latest) answers the HW for consumers (the LSO with isolation_level 1,
 // READ_COMMITTED, v2+), -2 (earliest) the log start offset, -3 (max
 // timestamp, v7) the offset of the largest timestamp; any other timestamp
 // is looked up in the time index; no answer lies at or beyond that bound.
 // v0's max_num_offsets form returns at most the one offset Kafka would.
 // Each topic needs Describe, else TOPIC_AUTHORIZATION_FAILED.
+func init() { regKey(kmsg.NewPtrListOffsetsRequest(), 0, 7, (*Server).handleListOffsets) }
 
 func (s *Server) handleListOffsets(c *Call) Reply {
 	req := c.Req.(*kmsg.ListOffsetsRequest)
@@ -64,5 +65,5 @@ func (s *Server) handleListOffsets(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, ot)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -8,12 +8,12 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/clusterview"
-	"kafgo/broker/controller"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/topicadmin"
 	"kafgo/internal/topicname"
 )
 
-// Metadata (key 3), v0-v12.
+// Metadata (key 3).
 // Served from the broker's cluster view (the controller's last
 // UpdateMetadata). Unknown topics are auto-created when the request allows
 // it and auto.create.topics.enable is on, answering LEADER_NOT_AVAILABLE
@@ -24,6 +24,7 @@ import (
 // unauthorized name or existence leaks (a topic asked for by id answers
 // without its name). Auto-creation also needs Create on the cluster or
 // the topic. v8+ fills the authorized-operations fields when asked.
+func init() { regKey(kmsg.NewPtrMetadataRequest(), 0, 12, (*Server).handleMetadata) }
 
 func (s *Server) handleMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.MetadataRequest)
@@ -55,7 +56,7 @@ func (s *Server) handleMetadata(c *Call) Reply {
 			}
 		}
 		s.metadataAuthorizedOperations(c, req, resp)
-		return now(resp)
+		return respond(resp)
 	}
 	// v0-v3 always allow auto-creation; v4+ ask for it.
 	allowAuto := s.d.Config().AutoCreateTopicsEnable && (req.Version < 4 || req.AllowAutoTopicCreation)
@@ -95,9 +96,9 @@ func (s *Server) handleMetadata(c *Call) Reply {
 		switch {
 		case topicname.Validate(name) != nil:
 			mt.ErrorCode = kerr.InvalidTopicException.Code
-		case allowAuto && !internalTopics[name] && !s.mayCreateTopic(c, name):
+		case allowAuto && !topicname.IsInternal(name) && !s.mayCreateTopic(c, name):
 			mt.ErrorCode = kerr.TopicAuthorizationFailed.Code
-		case allowAuto && !internalTopics[name]:
+		case allowAuto && !topicname.IsInternal(name):
 			mt.ErrorCode = s.autoCreate(name)
 		default:
 			mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
@@ -105,7 +106,7 @@ func (s *Server) handleMetadata(c *Call) Reply {
 		resp.Topics = append(resp.Topics, mt)
 	}
 	s.metadataAuthorizedOperations(c, req, resp)
-	return now(resp)
+	return respond(resp)
 }
 
 // metadataAuthorizedOperations fills the v8+ authorized-operations fields
@@ -153,7 +154,7 @@ func (s *Server) topicMetadata(view *clusterview.View, name, listener string) km
 	mt := kmsg.NewMetadataResponseTopic()
 	mt.Topic = kmsg.StringPtr(name)
 	mt.TopicID = t.ID
-	mt.IsInternal = internalTopics[name]
+	mt.IsInternal = topicname.IsInternal(name)
 	parts := t.SortedPartitions()
 	mt.Partitions = make([]kmsg.MetadataResponseTopicPartition, 0, len(parts))
 	for _, p := range parts {
@@ -182,7 +183,7 @@ func (s *Server) topicMetadata(view *clusterview.View, name, listener string) km
 // autoCreateTopic creates a topic with the broker's defaults.
 func (s *Server) autoCreateTopic(ctx context.Context, name string) error {
 	cfg := s.d.Config()
-	_, err := s.d.Admin.CreateTopic(ctx, controller.TopicSpec{
+	_, err := s.d.Admin.CreateTopic(ctx, topicadmin.TopicSpec{
 		Name:              name,
 		Partitions:        cfg.NumPartitions,
 		ReplicationFactor: cfg.DefaultReplicationFactor,

@@ -5,18 +5,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// LeaderAndIsr (key 4), v5 only: the controller's request making this
+// LeaderAndIsr (key 4): the controller's request making this
 // broker leader or follower of partitions. Honoured only from brokers (with
 // an authorizer: principals with ClusterAction on the cluster);
 // stale controller epochs get STALE_CONTROLLER_EPOCH, stale leader epochs
 // are skipped per partition.
+func init() { regKey(kmsg.NewPtrLeaderAndISRRequest(), 5, 5, (*Server).handleLeaderAndISR) }
 
 func (s *Server) handleLeaderAndISR(c *Call) Reply {
 	req := c.Req.(*kmsg.LeaderAndISRRequest)
 	if !s.clusterAction(c) {
 		resp := req.ResponseKind().(*kmsg.LeaderAndISRResponse)
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
-	return now(s.d.Replicas.HandleLeaderAndISR(req))
+	return respond(s.d.Replicas.HandleLeaderAndISR(req))
 }

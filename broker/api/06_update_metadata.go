@@ -5,28 +5,30 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/clusterview"
+	"kafgo/internal/uuid"
 )
 
-// UpdateMetadata (key 6), v7 only: the controller's full or incremental
+// UpdateMetadata (key 6): the controller's full or incremental
 // cluster view (live brokers, partition states) applied to the cluster view
 // that Metadata and the replica fetchers read. Brokers only (with an
 // authorizer: principals with ClusterAction on the cluster).
+func init() { regKey(kmsg.NewPtrUpdateMetadataRequest(), 7, 7, (*Server).handleUpdateMetadata) }
 
 func (s *Server) handleUpdateMetadata(c *Call) Reply {
 	req := c.Req.(*kmsg.UpdateMetadataRequest)
 	resp := req.ResponseKind().(*kmsg.UpdateMetadataResponse)
 	if !s.clusterAction(c) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if view := s.d.Cache.View(); req.ControllerEpoch < view.ControllerEpoch {
 		resp.ErrorCode = kerr.StaleControllerEpoch.Code
-		return now(resp)
+		return respond(resp)
 	}
 	u := clusterview.Update{
 		ControllerID:    req.ControllerID,
 		ControllerEpoch: req.ControllerEpoch,
-		TopicIDs:        map[string][16]byte{},
+		TopicIDs:        map[string]uuid.UUID{},
 	}
 	for _, b := range req.LiveBrokers {
 		mb := clusterview.Broker{ID: b.ID, Rack: b.Rack}
@@ -36,7 +38,7 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 		u.Brokers = append(u.Brokers, mb)
 	}
 	for _, ts := range req.TopicStates {
-		if ts.TopicID != ([16]byte{}) {
+		if ts.TopicID != (uuid.Zero) {
 			u.TopicIDs[ts.Topic] = ts.TopicID
 		}
 		for _, ps := range ts.PartitionStates {
@@ -54,5 +56,5 @@ func (s *Server) handleUpdateMetadata(c *Call) Reply {
 		}
 	}
 	s.d.Cache.Apply(u)
-	return now(resp)
+	return respond(resp)
 }

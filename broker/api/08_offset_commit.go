@@ -8,12 +8,13 @@ import (
 	"kafgo/broker/group"
 )
 
-// OffsetCommit (key 8), v0-v8.
+// OffsetCommit (key 8).
 // Commits go to the group's coordinator, written to __consumer_offsets with
 // acks=all and visible once replicated. Generation and member id are checked
 // for group members; v0 and empty-generation commits are simple commits.
 // The group needs Read (else GROUP_AUTHORIZATION_FAILED for every
 // partition), each topic Read (TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrOffsetCommitRequest(), 0, 8, (*Server).handleOffsetCommit) }
 
 // handleOffsetCommit stores offsets in __consumer_offsets; the answer is
 // deferred until they are replicated (offsets.commit.timeout.ms bounds it).
@@ -68,7 +69,7 @@ func (s *Server) handleOffsetCommit(c *Call) Reply {
 		resp.Topics = append(resp.Topics, ot)
 	}
 	if len(cr.Offsets) == 0 {
-		return now(resp)
+		return respond(resp)
 	}
 	return s.awaitCommit(s.d.Groups.CommitOffsets(cr), slots, resp, func(sl commitSlot, ec int16) {
 		resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = ec

@@ -8,12 +8,13 @@ import (
 	"kafgo/broker/group"
 )
 
-// OffsetFetch (key 9), v0-v8.
+// OffsetFetch (key 9).
 // Committed offsets from the coordinator's loaded cache; a null topic list
 // (v2+) returns every partition the group committed; v8 batches groups.
 // A group needs Describe (GROUP_AUTHORIZATION_FAILED); a named topic the
 // principal may not describe is TOPIC_AUTHORIZATION_FAILED, and such topics
 // are left out of an all-partitions answer.
+func init() { regKey(kmsg.NewPtrOffsetFetchRequest(), 0, 8, (*Server).handleOffsetFetch) }
 
 // handleOffsetFetch returns committed offsets: -1 with empty metadata for
 // partitions without one. Up to v7 it asks for one group; v8 batches
@@ -54,7 +55,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 			}
 			resp.Groups = append(resp.Groups, og)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 
 	var tps []group.TopicPartition
@@ -70,7 +71,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 	if err != nil {
 		if req.Version >= 2 {
 			resp.ErrorCode = code(err)
-			return now(resp)
+			return respond(resp)
 		}
 		// v0-v1 have no top-level error: every partition carries it.
 		offsets = offsets[:0]
@@ -89,7 +90,7 @@ func (s *Server) handleOffsetFetch(c *Call) Reply {
 		last := &resp.Topics[len(resp.Topics)-1]
 		last.Partitions = append(last.Partitions, op)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 // groupOffsets is FetchOffsets for what the call may see: the group needs

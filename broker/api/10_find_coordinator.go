@@ -8,12 +8,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/acl"
-	"kafgo/broker/controller"
 	"kafgo/broker/coordlog"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/topicadmin"
 )
 
-// FindCoordinator (key 10), v0-v4.
+// FindCoordinator (key 10).
 // Key type 0 (GROUP): the leader of the group's __consumer_offsets
 // partition; key type 1 (TRANSACTION, v1+): the leader of the
 // transactional id's __transaction_state partition. Both are placed by
@@ -21,6 +21,7 @@ import (
 // topic. v4 takes several keys per request. A group key needs Describe on
 // the group (GROUP_AUTHORIZATION_FAILED), a transactional id Describe on it
 // (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrFindCoordinatorRequest(), 0, 4, (*Server).handleFindCoordinator) }
 
 // Coordinator key types (FindCoordinator v1+).
 const (
@@ -171,7 +172,7 @@ func (s *Server) createInternalTopic(pl *coordlog.Placement, partitions int32, r
 		}
 		configs["min.insync.replicas"] = strconv.Itoa(int(minISR))
 	}
-	_, err := s.d.Admin.CreateTopic(ctx, controller.TopicSpec{
+	_, err := s.d.Admin.CreateTopic(ctx, topicadmin.TopicSpec{
 		Name:              topic,
 		Partitions:        partitions,
 		ReplicationFactor: rf,

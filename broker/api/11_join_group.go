@@ -10,11 +10,12 @@ import (
 	"kafgo/broker/group"
 )
 
-// JoinGroup (key 11), v0-v9.
+// JoinGroup (key 11).
 // Kafka's classic rebalance protocol: KIP-394 member ids (MEMBER_ID_REQUIRED
 // from v4), KIP-345 static members (v5+), protocol selection by vote; the
 // response waits in the coordinator until the rebalance completes.
 // Needs Read on the group (GROUP_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrJoinGroupRequest(), 0, 9, (*Server).handleJoinGroup) }
 
 // handleJoinGroup joins a member; the answer is deferred until the
 // rebalance completes, which blocks only this connection (as Kafka mutes
@@ -24,7 +25,7 @@ func (s *Server) handleJoinGroup(c *Call) Reply {
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp := req.ResponseKind().(*kmsg.JoinGroupResponse)
 		resp.ErrorCode, resp.Generation = kerr.GroupAuthorizationFailed.Code, -1
-		return now(resp)
+		return respond(resp)
 	}
 	jr := group.JoinRequest{
 		Group:            req.Group,

@@ -8,8 +8,9 @@ import (
 	"kafgo/broker/group"
 )
 
-// Heartbeat (key 12), v0-v4: keeps a member's session; answers
+// Heartbeat (key 12): keeps a member's session; answers
 // REBALANCE_IN_PROGRESS while the group rebalances. Needs Read on the group.
+func init() { regKey(kmsg.NewPtrHeartbeatRequest(), 0, 4, (*Server).handleHeartbeat) }
 
 func (s *Server) handleHeartbeat(c *Call) Reply {
 	req := c.Req.(*kmsg.HeartbeatRequest)
@@ -20,8 +21,8 @@ func (s *Server) handleHeartbeat(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.HeartbeatResponse)
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	resp.ErrorCode = code(s.d.Groups.Heartbeat(hr))
-	return now(resp)
+	return respond(resp)
 }

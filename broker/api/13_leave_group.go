@@ -8,8 +8,9 @@ import (
 	"kafgo/broker/group"
 )
 
-// LeaveGroup (key 13), v0-v5: one member (v0-v2) or a batch of members
+// LeaveGroup (key 13): one member (v0-v2) or a batch of members
 // (v3+, KIP-345) leave, which starts a rebalance. Needs Read on the group.
+func init() { regKey(kmsg.NewPtrLeaveGroupRequest(), 0, 5, (*Server).handleLeaveGroup) }
 
 // handleLeaveGroup removes members: one by member id before v3, a batch
 // (possibly by instance id alone) from v3.
@@ -18,7 +19,7 @@ func (s *Server) handleLeaveGroup(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.LeaveGroupResponse)
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	var members []group.LeavingMember
 	if req.Version < 3 {
@@ -39,12 +40,12 @@ func (s *Server) handleLeaveGroup(c *Call) Reply {
 		if res.Err == nil && len(res.Members) == 1 {
 			resp.ErrorCode = code(res.Members[0])
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	for i, e := range res.Members {
 		rm := kmsg.NewLeaveGroupResponseMember()
 		rm.MemberID, rm.InstanceID, rm.ErrorCode = members[i].MemberID, members[i].InstanceID, code(e)
 		resp.Members = append(resp.Members, rm)
 	}
-	return now(resp)
+	return respond(resp)
 }

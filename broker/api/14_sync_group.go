@@ -10,9 +10,10 @@ import (
 	"kafgo/broker/group"
 )
 
-// SyncGroup (key 14), v0-v5: the leader hands in assignments and every member
+// SyncGroup (key 14): the leader hands in assignments and every member
 // waits for its own; v5 checks protocol type and name. Needs Read on the
 // group.
+func init() { regKey(kmsg.NewPtrSyncGroupRequest(), 0, 5, (*Server).handleSyncGroup) }
 
 // handleSyncGroup delivers the leader's assignment; followers' answers
 // wait (deferred) until the leader's has been written.
@@ -21,7 +22,7 @@ func (s *Server) handleSyncGroup(c *Call) Reply {
 	if !s.authorize(c, acl.OpRead, acl.Group, req.Group) {
 		resp := req.ResponseKind().(*kmsg.SyncGroupResponse)
 		resp.ErrorCode, resp.MemberAssignment = kerr.GroupAuthorizationFailed.Code, []byte{}
-		return now(resp)
+		return respond(resp)
 	}
 	sr := group.SyncRequest{Group: req.Group, Generation: req.Generation, MemberID: req.MemberID}
 	if req.Version >= 3 {

@@ -7,10 +7,11 @@ import (
 	"kafgo/broker/acl"
 )
 
-// DescribeGroups (key 15), v0-v5: state, protocol and members with their
+// DescribeGroups (key 15): state, protocol and members with their
 // metadata and assignments. Each group needs Describe
 // (GROUP_AUTHORIZATION_FAILED, nothing else said); v3+ asks for the
 // group's authorized operations, given for groups described without error.
+func init() { regKey(kmsg.NewPtrDescribeGroupsRequest(), 0, 5, (*Server).handleDescribeGroups) }
 
 func (s *Server) handleDescribeGroups(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeGroupsRequest)
@@ -37,5 +38,5 @@ func (s *Server) handleDescribeGroups(c *Call) Reply {
 		}
 		resp.Groups = append(resp.Groups, g)
 	}
-	return now(resp)
+	return respond(resp)
 }

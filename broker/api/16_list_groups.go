@@ -6,9 +6,10 @@ import (
 	"kafgo/broker/acl"
 )
 
-// ListGroups (key 16), v0-v4: the groups this broker coordinates; v4 filters
+// ListGroups (key 16): the groups this broker coordinates; v4 filters
 // by state. With Describe on the cluster every group is listed, else only
 // those the principal may describe.
+func init() { regKey(kmsg.NewPtrListGroupsRequest(), 0, 4, (*Server).handleListGroups) }
 
 // handleListGroups lists the groups this broker coordinates; v4 filters by
 // state.
@@ -30,5 +31,5 @@ func (s *Server) handleListGroups(c *Call) Reply {
 		lg.Group, lg.ProtocolType, lg.GroupState = g.Group, g.ProtocolType, g.State
 		resp.Groups = append(resp.Groups, lg)
 	}
-	return now(resp)
+	return respond(resp)
 }

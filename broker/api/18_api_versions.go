@@ -5,17 +5,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// ApiVersions (key 18), v0-v3.
+// ApiVersions (key 18).
 // Advertises exactly the registered key and version ranges. A request newer
 // than v3 is answered in v0 form with UNSUPPORTED_VERSION (KIP-511), so the
 // client retries lower.
+func init() { regKey(kmsg.NewPtrApiVersionsRequest(), 0, 3, (*Server).handleAPIVersions) }
 
 const apiVersionsKey = 18
 
 func (s *Server) handleAPIVersions(c *Call) Reply {
 	resp := c.Req.ResponseKind().(*kmsg.ApiVersionsResponse)
 	resp.ApiKeys = append(resp.ApiKeys, s.versions...)
-	return now(resp)
+	return respond(resp)
 }
 
 // unsupportedAPIVersions is the v0-format body Kafka sends for an

@@ -9,11 +9,12 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/topicadmin"
+	"kafgo/internal/topicname"
 )
 
-// CreateTopics (key 19), v0-v7.
+// CreateTopics (key 19).
 // Validated here (names, partitions, replication factor, configs, explicit
 // assignments) and written by the controller; the answer waits until the
 // cluster view shows the topic or the timeout passes. validate_only checks
@@ -22,6 +23,7 @@ import (
 // (TOPIC_AUTHORIZATION_FAILED); the configs are returned only with
 // DescribeConfigs on the topic (else topic_config_error_code is
 // TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrCreateTopicsRequest(), 0, 7, (*Server).handleCreateTopics) }
 
 // Topic admin requests go to the controller, as in Kafka: it serialises
 // them and its watches act on what they write.
@@ -63,7 +65,7 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 			fail(refuse(kerr.InvalidRequest, "Create topics request from client contains multiple requests for the topic: %s", rt.Topic))
 		case !creatable[rt.Topic]:
 			fail(refuse(kerr.TopicAuthorizationFailed, "Authorization failed."))
-		case internalTopics[rt.Topic]:
+		case topicname.IsInternal(rt.Topic):
 			fail(refuse(kerr.InvalidRequest, "Creating topic %s is reserved for the broker.", rt.Topic))
 		default:
 			overrides := map[string]string{}
@@ -76,7 +78,7 @@ func (s *Server) handleCreateTopics(c *Call) Reply {
 				fail(refuse(kerr.InvalidConfig, "%v", err))
 				break
 			}
-			spec := controller.TopicSpec{Name: rt.Topic, Partitions: rt.NumPartitions, ReplicationFactor: rt.ReplicationFactor, Configs: overrides}
+			spec := topicadmin.TopicSpec{Name: rt.Topic, Partitions: rt.NumPartitions, ReplicationFactor: rt.ReplicationFactor, Configs: overrides}
 			if len(rt.ReplicaAssignment) > 0 {
 				spec.Assignment = map[int32][]int32{}
 				for _, a := range rt.ReplicaAssignment {

@@ -9,20 +9,23 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
+	"kafgo/internal/topicname"
+	"kafgo/internal/uuid"
 )
 
-// DeleteTopics (key 20), v0-v6: marks topics for deletion under
+// DeleteTopics (key 20): marks topics for deletion under
 // /admin/delete_topics; the controller stops the replicas and removes files
 // and znodes. v6 names topics by id as well. A topic needs Delete
 // (TOPIC_AUTHORIZATION_FAILED); one named by id without Describe is
 // UNKNOWN_TOPIC_ID, its name not given.
+func init() { regKey(kmsg.NewPtrDeleteTopicsRequest(), 0, 6, (*Server).handleDeleteTopics) }
 
 func (s *Server) handleDeleteTopics(c *Call) Reply {
 	req := c.Req.(*kmsg.DeleteTopicsRequest)
 	resp := req.ResponseKind().(*kmsg.DeleteTopicsResponse)
 	type target struct {
 		name *string
-		id   [16]byte
+		id   uuid.UUID
 	}
 	var targets []target
 	if req.Version >= 6 {
@@ -31,7 +34,7 @@ func (s *Server) handleDeleteTopics(c *Call) Reply {
 		}
 	} else {
 		for _, n := range req.TopicNames {
-			targets = append(targets, target{kmsg.StringPtr(n), [16]byte{}})
+			targets = append(targets, target{kmsg.StringPtr(n), uuid.Zero})
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
@@ -64,7 +67,7 @@ func (s *Server) handleDeleteTopics(c *Call) Reply {
 			fail(kerr.UnknownTopicID)
 		case !s.authorize(c, acl.OpDelete, acl.Topic, name):
 			fail(errTopicAuthorization)
-		case internalTopics[name]:
+		case topicname.IsInternal(name):
 			fail(refuse(kerr.TopicAuthorizationFailed, "Deleting internal topic %s is not allowed.", name))
 		default:
 			if vt, ok := view.Topic(name); ok {

@@ -12,8 +12,9 @@ import (
 	"kafgo/broker/replica"
 )
 
-// DeleteRecords (key 21), v0-v2. A topic needs Delete
+// DeleteRecords (key 21). A topic needs Delete
 // (TOPIC_AUTHORIZATION_FAILED for its partitions, left untouched).
+func init() { regKey(kmsg.NewPtrDeleteRecordsRequest(), 0, 2, (*Server).handleDeleteRecords) }
 
 // handleDeleteRecords advances the log start offsets on the leaders and
 // answers once every live replica has followed or timeout_ms passed, as

@@ -10,7 +10,7 @@ import (
 	"kafgo/broker/txn"
 )
 
-// InitProducerId (key 22), v0-v4.
+// InitProducerId (key 22).
 // Without a transactional id (idempotent producers) every request gets a
 // fresh producer id at epoch 0, also a v3+ request naming its old id
 // (KIP-360), as Kafka does. With one, the transaction coordinator answers:
@@ -23,17 +23,19 @@ import (
 // on its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an
 // idempotent one IdempotentWrite on the cluster or Write on some topic
 // (CLUSTER_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrInitProducerIDRequest(), 0, 4, (*Server).handleInitProducerID) }
+
 func (s *Server) handleInitProducerID(c *Call) Reply {
 	req := c.Req.(*kmsg.InitProducerIDRequest)
 	resp := req.ResponseKind().(*kmsg.InitProducerIDResponse)
 	resp.ProducerID, resp.ProducerEpoch = -1, -1
 	if req.TransactionalID != nil && !s.authorize(c, acl.OpWrite, acl.TransactionalID, *req.TransactionalID) {
 		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if req.TransactionalID == nil && !s.authorizeQuiet(c, acl.OpIdempotentWrite, acl.Cluster, acl.ClusterName) && !s.authorizeWriteAnyTopic(c) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	var expected *txn.ProducerIDEpoch
 	if req.Version >= 3 {
@@ -41,7 +43,7 @@ func (s *Server) handleInitProducerID(c *Call) Reply {
 		case pid == -1 && epoch == -1:
 		case pid == -1 || epoch == -1:
 			resp.ErrorCode = kerr.InvalidRequest.Code
-			return now(resp)
+			return respond(resp)
 		default:
 			expected = &txn.ProducerIDEpoch{ProducerID: pid, Epoch: epoch}
 		}
@@ -53,10 +55,10 @@ func (s *Server) handleInitProducerID(c *Call) Reply {
 		if err != nil {
 			s.log.Warn("cannot allocate a producer id", "err", err)
 			resp.ErrorCode = kerr.CoordinatorNotAvailable.Code
-			return now(resp)
+			return respond(resp)
 		}
 		resp.ProducerID, resp.ProducerEpoch = id, 0
-		return now(resp)
+		return respond(resp)
 	}
 	// The coordinator may wait for the producer id allocator (ZooKeeper):
 	// in the deferred reply, off this connection's reader.

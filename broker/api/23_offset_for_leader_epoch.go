@@ -8,12 +8,15 @@ import (
 	"kafgo/broker/partid"
 )
 
-// OffsetForLeaderEpoch (key 23), v0-v4: the end offset of a leader epoch from
+// OffsetForLeaderEpoch (key 23): the end offset of a leader epoch from
 // the leader-epoch cache (KIP-101/279). Followers send replica_id (v3+); a
 // stale or future epoch gets FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH.
 // ClusterAction on the cluster (followers) or Describe on the topic
 // (consumers checking for truncation, KIP-320) is needed, else
 // TOPIC_AUTHORIZATION_FAILED.
+func init() {
+	regKey(kmsg.NewPtrOffsetForLeaderEpochRequest(), 0, 4, (*Server).handleOffsetForLeaderEpoch)
+}
 
 func (s *Server) handleOffsetForLeaderEpoch(c *Call) Reply {
 	req := c.Req.(*kmsg.OffsetForLeaderEpochRequest)
@@ -48,5 +51,5 @@ func (s *Server) handleOffsetForLeaderEpoch(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, ot)
 	}
-	return now(resp)
+	return respond(resp)
 }

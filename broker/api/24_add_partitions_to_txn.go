@@ -8,7 +8,7 @@ import (
 	"kafgo/broker/partid"
 )
 
-// AddPartitionsToTxn (key 24), v0-v3.
+// AddPartitionsToTxn (key 24).
 // The partitions join the producer's transaction at its coordinator. If
 // any partition does not exist, nothing is added: those get
 // UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED, as in
@@ -17,6 +17,8 @@ import (
 // Write on the transactional id (every partition
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED), Write on each topic
 // (TOPIC_AUTHORIZATION_FAILED, the rest OPERATION_NOT_ATTEMPTED).
+func init() { regKey(kmsg.NewPtrAddPartitionsToTxnRequest(), 0, 3, (*Server).handleAddPartitionsToTxn) }
+
 func (s *Server) handleAddPartitionsToTxn(c *Call) Reply {
 	req := c.Req.(*kmsg.AddPartitionsToTxnRequest)
 	resp := req.ResponseKind().(*kmsg.AddPartitionsToTxnResponse)
@@ -60,7 +62,7 @@ func (s *Server) handleAddPartitionsToTxn(c *Call) Reply {
 	}
 	if missing {
 		setAll(kerr.OperationNotAttempted.Code, true)
-		return now(resp)
+		return respond(resp)
 	}
 	ch := s.d.Txns.AddPartitions(req.TransactionalID, req.ProducerID, req.ProducerEpoch, tps)
 	return func() Result {

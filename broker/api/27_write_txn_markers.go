@@ -12,7 +12,7 @@ import (
 	"kafgo/broker/replica"
 )
 
-// WriteTxnMarkers (key 27), v0-v1.
+// WriteTxnMarkers (key 27).
 // The transaction coordinator ends a transaction on each partition leader:
 // for every marker, a COMMIT or ABORT control batch (the producer's id and
 // epoch in the header, the coordinator epoch in the record) is appended to
@@ -28,6 +28,7 @@ import (
 // anyone else gets CLUSTER_AUTHORIZATION_FAILED
 // for every partition. Once a marker on a __consumer_offsets partition is
 // replicated, Deps.OnTxnMarker tells the group coordinator the outcome.
+func init() { regKey(kmsg.NewPtrWriteTxnMarkersRequest(), 0, 1, (*Server).handleWriteTxnMarkers) }
 
 func (s *Server) handleWriteTxnMarkers(c *Call) Reply {
 	req := c.Req.(*kmsg.WriteTxnMarkersRequest)
@@ -62,7 +63,7 @@ func (s *Server) handleWriteTxnMarkers(c *Call) Reply {
 		resp.Markers = append(resp.Markers, rm)
 	}
 	if len(markers) == 0 {
-		return now(resp)
+		return respond(resp)
 	}
 	results := s.d.Replicas.AppendTxnMarkers(markers)
 	timeout := s.d.RequestTimeout

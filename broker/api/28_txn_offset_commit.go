@@ -8,7 +8,7 @@ import (
 	"kafgo/broker/group"
 )
 
-// TxnOffsetCommit (key 28), v0-v3.
+// TxnOffsetCommit (key 28).
 // Sent by a transactional producer to the group's coordinator: the offsets
 // are written to __consumer_offsets as part of the transaction and become
 // visible when its COMMIT marker lands there. v3 carries the consumer's
@@ -17,6 +17,8 @@ import (
 // Kafka's API layer does. Authorization: Write on the transactional id,
 // Read on the group (every partition refused with the first failing one),
 // Read on each topic (TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrTxnOffsetCommitRequest(), 0, 3, (*Server).handleTxnOffsetCommit) }
+
 func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 	req := c.Req.(*kmsg.TxnOffsetCommitRequest)
 	resp := req.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
@@ -62,7 +64,7 @@ func (s *Server) handleTxnOffsetCommit(c *Call) Reply {
 		resp.Topics = append(resp.Topics, ot)
 	}
 	if len(tr.Offsets) == 0 {
-		return now(resp)
+		return respond(resp)
 	}
 	return s.awaitCommit(s.d.Groups.TxnCommitOffsets(tr), slots, resp, func(sl commitSlot, ec int16) {
 		resp.Topics[sl.ti].Partitions[sl.pi].ErrorCode = ec

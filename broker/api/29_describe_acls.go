@@ -8,20 +8,21 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// DescribeAcls (key 29), v0-v2: the ACL bindings a filter matches, from
+// DescribeAcls (key 29): the ACL bindings a filter matches, from
 // this broker's authorizer cache, grouped by resource pattern in Kafka's
 // order (resource type, pattern type, name descending). v0 knows literal
 // patterns only (its filter is LITERAL). Needs Describe on the cluster
 // (CLUSTER_AUTHORIZATION_FAILED); without an authorizer the answer is
 // SECURITY_DISABLED; a filter naming UNKNOWN (or, for Kafka 2.8,
 // nonexistent) enums is INVALID_REQUEST.
+func init() { regKey(kmsg.NewPtrDescribeACLsRequest(), 0, 2, (*Server).handleDescribeACLs) }
 
 func (s *Server) handleDescribeACLs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeACLsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeACLsResponse)
 	fail := func(err error) Reply {
 		resp.ErrorCode, resp.ErrorMessage = errCode(err), kmsg.StringPtr(kafkaerr.Message(err))
-		return now(resp)
+		return respond(resp)
 	}
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		return fail(errClusterAuthorization)
@@ -48,7 +49,7 @@ func (s *Server) handleDescribeACLs(c *Call) Reply {
 		e.Principal, e.Host, e.Operation, e.PermissionType = b.Entry.Principal, b.Entry.Host, b.Entry.Operation, b.Entry.Permission
 		r.ACLs = append(r.ACLs, e)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 func sameResource(r kmsg.DescribeACLsResponseResource, p acl.Pattern) bool {

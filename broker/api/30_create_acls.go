@@ -11,7 +11,7 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// CreateAcls (key 30), v0-v2: adds ACL bindings, written to the metadata
+// CreateAcls (key 30): adds ACL bindings, written to the metadata
 // store (/kafka-acl...) with a change notification every broker follows;
 // this broker's cache has them when it answers. v0 creates literal
 // patterns only. Needs Alter on the cluster (CLUSTER_AUTHORIZATION_FAILED
@@ -20,6 +20,7 @@ import (
 // is not named kafka-cluster, the name is empty, or the binding cannot be
 // stored (ANY/MATCH/UNKNOWN enums, a '/' in the name, a principal not of
 // the form Type:Name).
+func init() { regKey(kmsg.NewPtrCreateACLsRequest(), 0, 2, (*Server).handleCreateACLs) }
 
 func (s *Server) handleCreateACLs(c *Call) Reply {
 	req := c.Req.(*kmsg.CreateACLsRequest)
@@ -39,7 +40,7 @@ func (s *Server) handleCreateACLs(c *Call) Reply {
 			set(i, refusal)
 		}
 		resp.Results = results
-		return now(resp)
+		return respond(resp)
 	}
 	var bindings []acl.Binding
 	var slots []int

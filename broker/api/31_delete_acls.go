@@ -10,13 +10,14 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// DeleteAcls (key 31), v0-v2: removes the ACL bindings each filter
+// DeleteAcls (key 31): removes the ACL bindings each filter
 // matches, from the metadata store with change notifications, and answers
 // per filter the bindings it removed (a binding several filters match is
 // listed under the first). v0 filters are literal. Needs Alter on the
 // cluster (CLUSTER_AUTHORIZATION_FAILED for every filter); without an
 // authorizer SECURITY_DISABLED; a filter naming UNKNOWN enums is
 // INVALID_REQUEST alone.
+func init() { regKey(kmsg.NewPtrDeleteACLsRequest(), 0, 2, (*Server).handleDeleteACLs) }
 
 func (s *Server) handleDeleteACLs(c *Call) Reply {
 	req := c.Req.(*kmsg.DeleteACLsRequest)
@@ -33,7 +34,7 @@ func (s *Server) handleDeleteACLs(c *Call) Reply {
 			fail(i, refusal)
 		}
 		resp.Results = results
-		return now(resp)
+		return respond(resp)
 	}
 	var filters []acl.Filter
 	var slots []int

@@ -13,12 +13,13 @@ import (
 	"kafgo/broker/meta/dynconfig"
 )
 
-// DescribeConfigs (key 32), v0-v4: topic and broker configs with their
+// DescribeConfigs (key 32): topic and broker configs with their
 // source and synonyms (v1+), documentation and types (v3+); sensitive values
 // are hidden. Configs are read from the metadata store, as Kafka reads
 // ZooKeeper, so a change made through any broker shows at once. A topic
 // needs DescribeConfigs on it (TOPIC_AUTHORIZATION_FAILED), a broker
 // DescribeConfigs on the cluster (CLUSTER_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrDescribeConfigsRequest(), 0, 4, (*Server).handleDescribeConfigs) }
 
 // Config resource types of the Kafka protocol.
 const (
@@ -76,7 +77,7 @@ func (s *Server) handleDescribeConfigs(c *Call) Reply {
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 // describeResource describes a topic's or this broker's configs, cfg being

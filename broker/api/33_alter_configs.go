@@ -15,12 +15,13 @@ import (
 	"kafgo/broker/meta/dynconfig"
 )
 
-// AlterConfigs (key 33), v0-v2: the legacy full replace of a topic's or a
+// AlterConfigs (key 33): the legacy full replace of a topic's or a
 // broker's dynamic overrides, validated and written to /config with a change
 // notification. The topic must exist in the store (as Kafka checks
 // ZooKeeper), not merely in this broker's metadata. Needs AlterConfigs on
 // the topic, or on the cluster for a broker (TOPIC_ / CLUSTER_
 // AUTHORIZATION_FAILED, without a message, as Kafka).
+func init() { regKey(kmsg.NewPtrAlterConfigsRequest(), 0, 2, (*Server).handleAlterConfigs) }
 
 // AlterConfigs (legacy) replaces a resource's whole set of overrides.
 func (s *Server) handleAlterConfigs(c *Call) Reply {
@@ -53,7 +54,7 @@ func (s *Server) handleAlterConfigs(c *Call) Reply {
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 // brokerEntity is the /config/brokers entity a broker resource names: this

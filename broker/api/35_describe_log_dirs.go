@@ -12,16 +12,17 @@ import (
 	"kafgo/broker/partid"
 )
 
-// DescribeLogDirs (key 35), v0-v4: each partition's size, offset lag and the
+// DescribeLogDirs (key 35): each partition's size, offset lag and the
 // log directory's total and usable bytes (v4). Needs Describe on the
 // cluster: otherwise no directories, and (v3+) CLUSTER_AUTHORIZATION_FAILED.
+func init() { regKey(kmsg.NewPtrDescribeLogDirsRequest(), 0, 4, (*Server).handleDescribeLogDirs) }
 
 func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeLogDirsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeLogDirsResponse)
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	want := func(tp partid.TopicPartition) bool { return true }
 	if req.Topics != nil {
@@ -84,5 +85,5 @@ func (s *Server) handleDescribeLogDirs(c *Call) Reply {
 		}
 		resp.Dirs = append(resp.Dirs, od)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -5,12 +5,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// SaslAuthenticate (key 36), v0-v2.
+// SaslAuthenticate (key 36).
 // Carries the SASL tokens after SaslHandshake v1 (KIP-152). A failure
 // answers SASL_AUTHENTICATION_FAILED with Kafka's message and closes the
 // connection; success returns session_lifetime_ms (v1+) when
 // connections.max.reauth.ms applies. Outside an exchange (another
 // listener, or already authenticated): ILLEGAL_SASL_STATE, connection kept.
+func init() { regKey(kmsg.NewPtrSASLAuthenticateRequest(), 0, 2, (*Server).handleSaslAuthenticate) }
 
 func (s *Server) handleSaslAuthenticate(c *Call) Reply {
 	req := c.Req.(*kmsg.SASLAuthenticateRequest)
@@ -18,7 +19,7 @@ func (s *Server) handleSaslAuthenticate(c *Call) Reply {
 	if c.Conn == nil || c.Conn.SASL == nil {
 		resp.ErrorCode = kerr.IllegalSaslState.Code
 		resp.ErrorMessage = kmsg.StringPtr("SaslAuthenticate request received after successful authentication")
-		return now(resp)
+		return respond(resp)
 	}
 	res := c.Conn.SASL.Authenticate(req.Version, req.SASLAuthBytes)
 	resp.ErrorCode, resp.ErrorMessage = res.ErrorCode, res.ErrorMessage

@@ -9,11 +9,13 @@ import (
 
 	"kafgo/broker/acl"
 	"kafgo/broker/kafkaerr"
+	"kafgo/internal/topicname"
 )
 
-// CreatePartitions (key 37), v0-v3: adds partitions with Kafka's placement
+// CreatePartitions (key 37): adds partitions with Kafka's placement
 // or explicit assignments, written by the controller. A topic needs Alter
 // (TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrCreatePartitionsRequest(), 0, 3, (*Server).handleCreatePartitions) }
 
 func (s *Server) handleCreatePartitions(c *Call) Reply {
 	req := c.Req.(*kmsg.CreatePartitionsRequest)
@@ -30,7 +32,7 @@ func (s *Server) handleCreatePartitions(c *Call) Reply {
 			err = kerr.NotController
 		case !s.authorize(c, acl.OpAlter, acl.Topic, rt.Topic):
 			err = refuse(kerr.TopicAuthorizationFailed, "The topic authorization is failed.")
-		case internalTopics[rt.Topic]:
+		case topicname.IsInternal(rt.Topic):
 			err = refuse(kerr.InvalidRequest, "Cannot add partitions to internal topic %s.", rt.Topic)
 		default:
 			var assignment [][]int32

@@ -7,9 +7,10 @@ import (
 	"kafgo/broker/acl"
 )
 
-// DeleteGroups (key 42), v0-v2: removes empty groups and their offsets
+// DeleteGroups (key 42): removes empty groups and their offsets
 // (tombstones in __consumer_offsets); non-empty groups get NON_EMPTY_GROUP.
 // Each group needs Delete (GROUP_AUTHORIZATION_FAILED, left untouched).
+func init() { regKey(kmsg.NewPtrDeleteGroupsRequest(), 0, 2, (*Server).handleDeleteGroups) }
 
 // handleDeleteGroups deletes Empty groups; the answer waits for their
 // tombstones to be replicated.

@@ -9,10 +9,11 @@ import (
 	"kafgo/broker/acl"
 )
 
-// ElectLeaders (key 43), v0-v2: preferred (type 0) or unclean (type 1, v1+)
+// ElectLeaders (key 43): preferred (type 0) or unclean (type 1, v1+).
 // leader elections, run by the active controller; others answer
 // NOT_CONTROLLER. Needs Alter on the cluster: otherwise
 // CLUSTER_AUTHORIZATION_FAILED (v1+) and for every partition named.
+func init() { regKey(kmsg.NewPtrElectLeadersRequest(), 0, 2, (*Server).handleElectLeaders) }
 
 func (s *Server) handleElectLeaders(c *Call) Reply {
 	req := c.Req.(*kmsg.ElectLeadersRequest)
@@ -29,12 +30,12 @@ func (s *Server) handleElectLeaders(c *Call) Reply {
 			}
 			resp.Topics = append(resp.Topics, rt)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if req.Version == 0 {
 		req.ElectionType = 0 // v0 elects preferred leaders only

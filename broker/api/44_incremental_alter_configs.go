@@ -13,12 +13,15 @@ import (
 	"kafgo/internal/javaprops"
 )
 
-// IncrementalAlterConfigs (key 44), v0-v1 (KIP-339): SET, DELETE, APPEND and
+// IncrementalAlterConfigs (key 44, KIP-339): SET, DELETE, APPEND and
 // SUBTRACT on single keys of a topic's or broker's dynamic overrides, the
 // other keys kept: the change is applied to the overrides as stored, in
 // one version-checked update, so changes made through different brokers,
 // one after another or at once, all stay.
 // Authorized as AlterConfigs.
+func init() {
+	regKey(kmsg.NewPtrIncrementalAlterConfigsRequest(), 0, 1, (*Server).handleIncrementalAlterConfigs)
+}
 
 // IncrementalAlterConfigs (KIP-339) sets, deletes, appends to or subtracts
 // from single keys, the rest staying as they are.
@@ -50,7 +53,7 @@ func (s *Server) handleIncrementalAlterConfigs(c *Call) Reply {
 		}
 		resp.Resources = append(resp.Resources, out)
 	}
-	return now(resp)
+	return respond(resp)
 }
 
 func applyIncremental(m map[string]string, op kmsg.IncrementalAlterConfigsRequestResourceConfig, typ int8) error {

@@ -10,8 +10,11 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// AlterPartitionReassignments (key 45), v0 (KIP-455): starts, replaces or
+// AlterPartitionReassignments (key 45, KIP-455): starts, replaces or
 // cancels replica moves through the controller.
+func init() {
+	regKey(kmsg.NewPtrAlterPartitionAssignmentsRequest(), 0, 0, (*Server).handleAlterPartitionAssignments)
+}
 
 // handleAlterPartitionAssignments serves KIP-455 reassignment (v0; v1 adds
 // AllowReplicationFactorChange, which a ZooKeeper-era controller never
@@ -36,12 +39,12 @@ func (s *Server) handleAlterPartitionAssignments(c *Call) Reply {
 			}
 			resp.Topics = append(resp.Topics, rt)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) {
 		return s.d.Controller.AlterPartitionAssignments(ctx, req)

@@ -10,8 +10,11 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// ListPartitionReassignments (key 46), v0 (KIP-455): moves in progress with
+// ListPartitionReassignments (key 46, KIP-455): moves in progress with
 // their adding and removing replicas.
+func init() {
+	regKey(kmsg.NewPtrListPartitionReassignmentsRequest(), 0, 0, (*Server).handleListPartitionReassignments)
+}
 
 // handleListPartitionReassignments lists the moves in flight (KIP-455);
 // only the active controller knows them. Needs Describe on the cluster
@@ -21,12 +24,12 @@ func (s *Server) handleListPartitionReassignments(c *Call) Reply {
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
 		resp.ErrorCode, resp.ErrorMessage = kerr.ClusterAuthorizationFailed.Code, kmsg.StringPtr(kafkaerr.Message(errClusterAuthorization))
-		return now(resp)
+		return respond(resp)
 	}
 	if s.notController() {
 		resp := req.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
 		resp.ErrorCode = kerr.NotController.Code
-		return now(resp)
+		return respond(resp)
 	}
 	return s.controllerCall(func(ctx context.Context) (kmsg.Response, error) {
 		return s.d.Controller.ListPartitionReassignments(ctx, req)

@@ -8,9 +8,10 @@ import (
 	"kafgo/broker/group"
 )
 
-// OffsetDelete (key 47), v0. Needs Delete on the group
+// OffsetDelete (key 47). Needs Delete on the group
 // (GROUP_AUTHORIZATION_FAILED for the request) and Read on each topic
 // (TOPIC_AUTHORIZATION_FAILED for its partitions).
+func init() { regKey(kmsg.NewPtrOffsetDeleteRequest(), 0, 0, (*Server).handleOffsetDelete) }
 
 // handleOffsetDelete deletes committed offsets of partitions a group no
 // longer consumes. Unknown partitions are refused here; a group-level
@@ -20,7 +21,7 @@ func (s *Server) handleOffsetDelete(c *Call) Reply {
 	resp := req.ResponseKind().(*kmsg.OffsetDeleteResponse)
 	if !s.authorize(c, acl.OpDelete, acl.Group, req.Group) {
 		resp.ErrorCode = kerr.GroupAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	readable := s.authorizedNames(c, acl.OpRead, acl.Topic, namesOf(req.Topics, func(t *kmsg.OffsetDeleteRequestTopic) string { return t.Topic }))
 	type slot struct{ ti, pi int }
@@ -49,7 +50,7 @@ func (s *Server) handleOffsetDelete(c *Call) Reply {
 	if gerr != nil {
 		resp.ErrorCode = gerr.Code
 		resp.Topics = nil
-		return now(resp)
+		return respond(resp)
 	}
 	return func() Result {
 		errs := waitGroupAnswer(ch, s.d.Groups.Done(), nil)

@@ -14,7 +14,7 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// DescribeClientQuotas (key 48), v0-v1 (KIP-546).
+// DescribeClientQuotas (key 48, KIP-546).
 // Lists the user and client-id entities the filter selects that have a
 // quota set, read from the metadata store (so a change through any broker
 // shows at once), with their quotas as doubles. A component matches one
@@ -23,19 +23,22 @@ import (
 // component names. A bad filter fails the whole request with Kafka's
 // error and message; kafgo keeps no IP quotas, so an IP component matches
 // nothing.
+func init() {
+	regKey(kmsg.NewPtrDescribeClientQuotasRequest(), 0, 1, (*Server).handleDescribeClientQuotas)
+}
 
 func (s *Server) handleDescribeClientQuotas(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeClientQuotasRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeClientQuotasResponse)
 	if !s.authorizeCluster(c, acl.OpDescribeConfigs) {
-		return now(describeQuotasError(resp, refuse(kerr.ClusterAuthorizationFailed, "Cluster authorization failed.")))
+		return respond(describeQuotasError(resp, refuse(kerr.ClusterAuthorizationFailed, "Cluster authorization failed.")))
 	}
 	f := clientquota.Filter{Strict: req.Strict}
 	for _, comp := range req.Components {
 		fc := clientquota.Component{EntityType: comp.EntityType, Match: clientquota.Match(comp.MatchType)}
 		if fc.Match == clientquota.MatchExact {
 			if comp.Match == nil {
-				return now(describeQuotasError(resp, refuse(kerr.InvalidRequest, "Unexpected null match string")))
+				return respond(describeQuotasError(resp, refuse(kerr.InvalidRequest, "Unexpected null match string")))
 			}
 			fc.Name = *comp.Match
 		}
@@ -44,7 +47,7 @@ func (s *Server) handleDescribeClientQuotas(c *Call) Reply {
 	return func() Result {
 		ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
 		defer cancel()
-		found, err := clientquota.Store{Meta: s.d.Admin.Store}.Describe(ctx, f)
+		found, err := s.d.QuotaConfigs.Describe(ctx, f)
 		if err != nil {
 			return Result{Resp: describeQuotasError(resp, err)}
 		}

@@ -11,7 +11,7 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// AlterClientQuotas (key 49), v0-v1 (KIP-546).
+// AlterClientQuotas (key 49, KIP-546).
 // Sets and removes producer_byte_rate, consumer_byte_rate and
 // request_percentage of user, client-id and user + client-id entities and
 // their defaults (a null name), each entry on its own: its znode under
@@ -21,6 +21,7 @@ import (
 // Kafka's INVALID_REQUEST messages: an empty entity, an unknown entity
 // type (kafgo keeps no IP quotas), an empty name, a key that is not a
 // quota, a byte rate that is not a whole number.
+func init() { regKey(kmsg.NewPtrAlterClientQuotasRequest(), 0, 1, (*Server).handleAlterClientQuotas) }
 
 func (s *Server) handleAlterClientQuotas(c *Call) Reply {
 	req := c.Req.(*kmsg.AlterClientQuotasRequest)
@@ -29,7 +30,7 @@ func (s *Server) handleAlterClientQuotas(c *Call) Reply {
 	return func() Result {
 		ctx, cancel := context.WithTimeout(context.Background(), s.d.RequestTimeout)
 		defer cancel()
-		st := clientquota.Store{Meta: s.d.Admin.Store}
+		st := s.d.QuotaConfigs
 		for _, entry := range req.Entries {
 			out := kmsg.NewAlterClientQuotasResponseEntry()
 			for _, p := range entry.Entity {
@@ -52,7 +53,7 @@ func (s *Server) handleAlterClientQuotas(c *Call) Reply {
 	}
 }
 
-func (s *Server) alterClientQuotas(ctx context.Context, st clientquota.Store, entry kmsg.AlterClientQuotasRequestEntry, validateOnly bool) error {
+func (s *Server) alterClientQuotas(ctx context.Context, st QuotaConfigs, entry kmsg.AlterClientQuotasRequestEntry, validateOnly bool) error {
 	e, err := quotaEntity(entry.Entity)
 	if err != nil {
 		return err

@@ -9,23 +9,26 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeUserScramCredentials (key 50), v0 (KIP-554).
+// DescribeUserScramCredentials (key 50, KIP-554).
 // Every user with a credential (users null or empty, sorted) or the named
 // users, with each credential's mechanism and iterations, read from
 // /config/users; never the secret. Errors as Kafka 2.8's ZkAdminManager:
 // RESOURCE_NOT_FOUND for a user without credentials or an empty name,
 // DUPLICATE_RESOURCE for a name given twice. Needs Describe on the cluster.
+func init() {
+	regKey(kmsg.NewPtrDescribeUserSCRAMCredentialsRequest(), 0, 0, (*Server).handleDescribeUserScramCredentials)
+}
 
 func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeUserSCRAMCredentialsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeUserSCRAMCredentialsResponse)
 	if !s.authorizeCluster(c, acl.OpDescribe) {
 		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
-		return now(resp)
+		return respond(resp)
 	}
 	if s.d.Credentials == nil {
 		resp.ErrorCode = kerr.UnknownServerError.Code
-		return now(resp)
+		return respond(resp)
 	}
 	var users []string
 	for _, u := range req.Users {
@@ -37,7 +40,7 @@ func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 	if err != nil {
 		resp.ErrorCode = errCode(err)
 		resp.ErrorMessage = kmsg.StringPtr(err.Error())
-		return now(resp)
+		return respond(resp)
 	}
 	for _, d := range descs {
 		r := kmsg.NewDescribeUserSCRAMCredentialsResponseResult()
@@ -49,5 +52,5 @@ func (s *Server) handleDescribeUserScramCredentials(c *Call) Reply {
 		}
 		resp.Results = append(resp.Results, r)
 	}
-	return now(resp)
+	return respond(resp)
 }

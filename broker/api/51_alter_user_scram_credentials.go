@@ -12,7 +12,7 @@ import (
 	"kafgo/broker/credentials"
 )
 
-// AlterUserScramCredentials (key 51), v0 (KIP-554).
+// AlterUserScramCredentials (key 51, KIP-554).
 // Served by the controller, as in Kafka's ZooKeeper mode (clients send it
 // there; another broker answers NOT_CONTROLLER for every user). The client
 // sends the salted password; the controller derives StoredKey and
@@ -20,6 +20,9 @@ import (
 // /config/changes. Validation and messages follow Kafka 2.8's
 // ZkAdminManager (see broker/credentials). Needs Alter on the cluster
 // (CLUSTER_AUTHORIZATION_FAILED for every user).
+func init() {
+	regKey(kmsg.NewPtrAlterUserSCRAMCredentialsRequest(), 0, 0, (*Server).handleAlterUserScramCredentials)
+}
 
 func (s *Server) handleAlterUserScramCredentials(c *Call) Reply {
 	req := c.Req.(*kmsg.AlterUserSCRAMCredentialsRequest)
@@ -46,7 +49,7 @@ func (s *Server) handleAlterUserScramCredentials(c *Call) Reply {
 			r.User, r.ErrorCode, r.ErrorMessage = u, code.Code, kmsg.StringPtr(code.Description)
 			resp.Results = append(resp.Results, r)
 		}
-		return now(resp)
+		return respond(resp)
 	}
 	var dels []credentials.Deletion
 	for _, d := range req.Deletions {
@@ -63,5 +66,5 @@ func (s *Server) handleAlterUserScramCredentials(c *Call) Reply {
 		out.User, out.ErrorCode, out.ErrorMessage = r.User, r.Code, r.Message
 		resp.Results = append(resp.Results, out)
 	}
-	return now(resp)
+	return respond(resp)
 }

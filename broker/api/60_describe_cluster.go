@@ -6,10 +6,11 @@ import (
 	"kafgo/broker/acl"
 )
 
-// DescribeCluster (key 60), v0-v1: cluster id, controller and live brokers
+// DescribeCluster (key 60): cluster id, controller and live brokers
 // from the cluster view, as Metadata gives them to anyone (Kafka 2.8
 // authorizes nothing else here). Asked for, the cluster's authorized
 // operations: 0 without Describe on the cluster.
+func init() { regKey(kmsg.NewPtrDescribeClusterRequest(), 0, 1, (*Server).handleDescribeCluster) }
 
 func (s *Server) handleDescribeCluster(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeClusterRequest)
@@ -35,5 +36,5 @@ func (s *Server) handleDescribeCluster(c *Call) Reply {
 		rb.NodeID, rb.Host, rb.Port, rb.Rack = b.ID, e.Host, e.Port, b.Rack
 		resp.Brokers = append(resp.Brokers, rb)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -9,7 +9,7 @@ import (
 	"kafgo/broker/partid"
 )
 
-// DescribeProducers (key 61), v0.
+// DescribeProducers (key 61).
 // For each partition hosted here, as leader or follower (Kafka 3.0's
 // activeProducerState), the producers its state holds: id, epoch, last
 // sequence (-1 without a retained batch), last timestamp, the coordinator
@@ -17,6 +17,7 @@ import (
 // transaction (-1 none). An unknown topic is UNKNOWN_TOPIC_OR_PARTITION with
 // its message; a partition of a known topic not hosted here
 // NOT_LEADER_OR_FOLLOWER. A topic needs Read (TOPIC_AUTHORIZATION_FAILED).
+func init() { regKey(kmsg.NewPtrDescribeProducersRequest(), 0, 0, (*Server).handleDescribeProducers) }
 
 func (s *Server) handleDescribeProducers(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeProducersRequest)
@@ -57,5 +58,5 @@ func (s *Server) handleDescribeProducers(c *Call) Reply {
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
-	return now(resp)
+	return respond(resp)
 }

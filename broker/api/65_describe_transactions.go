@@ -8,12 +8,16 @@ import (
 	"kafgo/broker/partid"
 )
 
-// DescribeTransactions (key 65), v0 (KIP-664, Kafka 3.0).
+// DescribeTransactions (key 65, KIP-664, Kafka 3.0).
 // Each transactional id's state at this broker's coordinator: its
 // producer id and epoch, state name, timeout, start time and partitions;
 // NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS when it lives elsewhere
 // or is loading, TRANSACTIONAL_ID_NOT_FOUND when unknown. Each id needs
 // Describe on it (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+func init() {
+	regKey(kmsg.NewPtrDescribeTransactionsRequest(), 0, 0, (*Server).handleDescribeTransactions)
+}
+
 func (s *Server) handleDescribeTransactions(c *Call) Reply {
 	req := c.Req.(*kmsg.DescribeTransactionsRequest)
 	resp := req.ResponseKind().(*kmsg.DescribeTransactionsResponse)
@@ -44,5 +48,5 @@ func (s *Server) handleDescribeTransactions(c *Call) Reply {
 		}
 		resp.TransactionStates = append(resp.TransactionStates, st)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -6,13 +6,15 @@ import (
 	"kafgo/broker/acl"
 )
 
-// ListTransactions (key 66), v0 (KIP-664, Kafka 3.0).
+// ListTransactions (key 66, KIP-664, Kafka 3.0).
 // The transactional ids this broker coordinates, filtered by state names
 // and producer ids (empty filters match all). State names Kafka does not
 // know come back in UnknownStateFilters and match nothing; while a
 // __transaction_state partition loads the answer is
 // COORDINATOR_LOAD_IN_PROGRESS. Clients ask every broker. Only ids the
 // caller may Describe are listed.
+func init() { regKey(kmsg.NewPtrListTransactionsRequest(), 0, 0, (*Server).handleListTransactions) }
+
 func (s *Server) handleListTransactions(c *Call) Reply {
 	req := c.Req.(*kmsg.ListTransactionsRequest)
 	resp := req.ResponseKind().(*kmsg.ListTransactionsResponse)
@@ -27,5 +29,5 @@ func (s *Server) handleListTransactions(c *Call) Reply {
 		st.TransactionalID, st.ProducerID, st.TransactionState = l.ID, l.ProducerID, l.State
 		resp.TransactionStates = append(resp.TransactionStates, st)
 	}
-	return now(resp)
+	return respond(resp)
 }

@@ -5,18 +5,23 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"kafgo/broker/acl"
 	"kafgo/broker/clientquota"
 	"kafgo/broker/clusterview"
 	"kafgo/broker/config"
-	"kafgo/broker/controller"
+	"kafgo/broker/coordlog"
 	"kafgo/broker/credentials"
 	"kafgo/broker/group"
 	"kafgo/broker/metrics"
 	"kafgo/broker/partid"
 	"kafgo/broker/replica"
 	"kafgo/broker/storage"
+	"kafgo/broker/topicadmin"
 	"kafgo/broker/txn"
+	"kafgo/internal/placement"
 )
 
 // Deps are the broker parts handlers use.
@@ -25,13 +30,16 @@ type Deps struct {
 	ClusterID           string
 	InterBrokerListener string
 	Cache               *clusterview.Cache
-	Replicas            *replica.Manager
+	Replicas            Replicas
 	Logs                *storage.Manager
-	Controller          *controller.Controller
-	Admin               *controller.Admin
-	Groups              *group.Coordinator
-	Txns                *txn.Coordinator
-	Logger              *slog.Logger
+	Controller          Controller
+	Admin               TopicAdmin
+	Groups              Groups
+	Txns                Txns
+	// QuotaConfigs reads and alters the client quota configs in the
+	// metadata store (clientquota.Store).
+	QuotaConfigs QuotaConfigs
+	Logger       *slog.Logger
 	// Authorizer checks every request's principal against the ACLs; nil
 	// (authorizer.class.name empty) allows everything.
 	Authorizer *acl.Authorizer
@@ -70,11 +78,84 @@ type Deps struct {
 	OnTxnMarker func(tp partid.TopicPartition, producerID int64, producerEpoch int16, commit bool)
 }
 
-// internalTopics are topics clients may not produce to.
-var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true}
-
 // ConfigStore is the dynamic config store (dynconfig.Store).
 type ConfigStore interface {
 	Read(ctx context.Context, entityType, name string) (map[string]string, error)
 	Update(ctx context.Context, entityType, name string, fn func(cfg map[string]string) error) error
+}
+
+// The handlers see the broker's parts through these interfaces, each the
+// methods they call, so a handler can be tested with a fake of the part it
+// uses (the broker gives the real ones: replica.Manager,
+// controller.Controller, topicadmin.Admin, group.Coordinator,
+// txn.Coordinator, clientquota.Store).
+
+// Replicas is the partitions on this broker (replica.Manager).
+type Replicas interface {
+	AppendToLeaders(acks int16, parts []replica.ProducePartition) []replica.ProduceResult
+	AppendTxnMarkers(markers []replica.TxnMarker) []replica.ProduceResult
+	AcksDone(results []replica.ProduceResult) bool
+	WaitForAcks(ctx context.Context, timeout time.Duration, results []replica.ProduceResult)
+	Fetch(ctx context.Context, req replica.FetchRequest) []replica.FetchResult
+	DeleteRecords(ctx context.Context, timeout time.Duration, parts []replica.DeleteRecordsPartition) []replica.DeleteRecordsResult
+	HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.LeaderAndISRResponse
+	HandleStopReplica(req *kmsg.StopReplicaRequest) *kmsg.StopReplicaResponse
+	LeaderPartition(tp partid.TopicPartition) (*replica.Partition, error)
+	Partition(tp partid.TopicPartition) (*replica.Partition, bool)
+}
+
+// Controller is the controller's request handling (controller.Controller).
+type Controller interface {
+	IsActive() bool
+	AlterPartition(ctx context.Context, req *kmsg.AlterPartitionRequest) (*kmsg.AlterPartitionResponse, error)
+	AlterPartitionAssignments(ctx context.Context, req *kmsg.AlterPartitionAssignmentsRequest) (*kmsg.AlterPartitionAssignmentsResponse, error)
+	ListPartitionReassignments(ctx context.Context, req *kmsg.ListPartitionReassignmentsRequest) (*kmsg.ListPartitionReassignmentsResponse, error)
+	ControlledShutdown(ctx context.Context, req *kmsg.ControlledShutdownRequest) (*kmsg.ControlledShutdownResponse, error)
+	ElectLeaders(ctx context.Context, req *kmsg.ElectLeadersRequest) (*kmsg.ElectLeadersResponse, error)
+}
+
+// TopicAdmin creates, grows and deletes topics in the metadata store
+// (topicadmin.Admin).
+type TopicAdmin interface {
+	TopicExists(ctx context.Context, name string) (bool, error)
+	CreateTopic(ctx context.Context, spec topicadmin.TopicSpec, validateOnly bool) (map[int32][]int32, error)
+	AddPartitions(ctx context.Context, name string, total int32, newAssignment [][]int32, validateOnly bool) error
+	DeleteTopic(ctx context.Context, name string) error
+	LiveBrokers(ctx context.Context) ([]placement.BrokerRack, error)
+}
+
+// Groups is the group coordinator (group.Coordinator).
+type Groups interface {
+	Placement() *coordlog.Placement
+	PartitionFor(group string) int32
+	Done() <-chan struct{}
+	JoinGroup(req group.JoinRequest) <-chan group.JoinResult
+	SyncGroup(req group.SyncRequest) <-chan group.SyncResult
+	Heartbeat(req group.HeartbeatRequest) *kerr.Error
+	LeaveGroup(groupID string, members []group.LeavingMember) group.LeaveResult
+	DescribeGroup(id string) group.Description
+	ListGroups(states []string) ([]group.Overview, *kerr.Error)
+	DeleteGroups(ids []string) <-chan []*kerr.Error
+	CommitOffsets(req group.CommitRequest) <-chan []*kerr.Error
+	TxnCommitOffsets(req group.TxnCommitRequest) <-chan []*kerr.Error
+	FetchOffsets(groupID string, tps []group.TopicPartition, requireStable bool) ([]group.FetchedOffset, *kerr.Error)
+	DeleteOffsets(groupID string, tps []group.TopicPartition) (<-chan []*kerr.Error, *kerr.Error)
+}
+
+// Txns is the transaction coordinator (txn.Coordinator).
+type Txns interface {
+	Placement() *coordlog.Placement
+	Done() <-chan struct{}
+	InitProducerID(ctx context.Context, id string, timeoutMs int32, expected *txn.ProducerIDEpoch) <-chan txn.InitResult
+	AddPartitions(id string, producerID int64, epoch int16, tps []partid.TopicPartition) <-chan *kerr.Error
+	EndTxn(id string, producerID int64, epoch int16, commit bool) <-chan *kerr.Error
+	Describe(ids []string) []txn.Description
+	List(states []string, producerIDs []int64) ([]txn.Listing, []string, *kerr.Error)
+}
+
+// QuotaConfigs is the client quota configs in the metadata store
+// (clientquota.Store).
+type QuotaConfigs interface {
+	Describe(ctx context.Context, f clientquota.Filter) (map[clientquota.Entity]map[string]float64, error)
+	Alter(ctx context.Context, e clientquota.Entity, ops []clientquota.Op, validateOnly bool) error
 }

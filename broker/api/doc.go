@@ -5,15 +5,26 @@
 // a response at the request's version.
 //
 // Rules every handler follows:
-//   - ApiVersions advertises exactly the version ranges registered here, and
-//     every registered version is served by the handler (kmsg encodes the
-//     version-dependent fields; handlers fill every field a version has).
+//   - Each handler file registers its key and version range beside the
+//     handler (regKey in an init, registry.go); ApiVersions advertises
+//     exactly those ranges, and every registered version is served by the
+//     handler (kmsg encodes the version-dependent fields; handlers fill
+//     every field a version has). Inter-broker APIs are served at the
+//     versions kafgo's controller and followers send. The group APIs start
+//     at v0 where librdkafka's feature checks need them (its
+//     balanced-consumer feature wants FindCoordinator 0, OffsetCommit 1-2,
+//     OffsetFetch 1, JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0) and end at
+//     the last version before KIP-848 and share groups changed the
+//     semantics; the transaction APIs are Kafka 2.8's, before KIP-890.
 //   - An unknown API key, an unadvertised version or an undecodable body
 //     closes the connection, as Kafka does; ApiVersions with a version too new
 //     is answered in the v0 format with UNSUPPORTED_VERSION so the client can
 //     retry lower (KIP-511).
-//   - Errors reach clients as Kafka error codes from franz-go's kerr table
-//     (errors.go maps the broker's own errors onto it).
+//   - Errors reach clients as Kafka error codes from franz-go's kerr table:
+//     each of the broker's sentinel errors carries its code where it is
+//     declared (kafkaerr.Sentinel), and errCode (errors.go) reads it with
+//     kafkaerr.Code; a handler's own refusal is kafkaerr.New via refuse,
+//     with Kafka's message.
 //   - Nothing a request carries is trusted: sizes, counts, offsets and
 //     record bytes are validated before anything is stored.
 //   - Every handler authorizes first, with Kafka 2.8's operation/resource

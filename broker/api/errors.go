@@ -6,8 +6,8 @@ import (
 	"kafgo/broker/kafkaerr"
 )
 
-// errCode maps an error to its Kafka code (0 for nil) with kafkaerr's
-// table, the one every handler uses.
+// errCode is an error's Kafka code (0 for nil): the code its sentinel
+// carries, or kafkaerr.Code's mapping of context, network and file errors.
 func errCode(err error) int16 {
 	if err == nil {
 		return 0

@@ -24,7 +24,7 @@ func TestLocalRecoversHandlerPanic(t *testing.T) {
 			var m map[string]int
 			m["boom"] = 1 // a nil map write: a bug, not input
 		}
-		return now(kmsg.NewPtrMetadataResponse())
+		return respond(kmsg.NewPtrMetadataResponse())
 	})
 	// And one whose Reply (run later) panics.
 	s.register(kmsg.NewPtrApiVersionsRequest(), 0, 3, func(c *Call) Reply {

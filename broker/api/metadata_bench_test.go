@@ -9,13 +9,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/clusterview"
+	"kafgo/internal/uuid"
 )
 
 // metadataServer is a Server whose cluster view holds topics × partitions
 // partitions on three brokers.
 func metadataServer(topics, partitions int) *Server {
 	cache := clusterview.New()
-	u := clusterview.Update{ControllerID: 1, ControllerEpoch: 1, TopicIDs: map[string][16]byte{}}
+	u := clusterview.Update{ControllerID: 1, ControllerEpoch: 1, TopicIDs: map[string]uuid.UUID{}}
 	for id := int32(1); id <= 3; id++ {
 		u.Brokers = append(u.Brokers, clusterview.Broker{ID: id, Endpoints: []clusterview.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: 9090 + id}}})
 	}

@@ -62,7 +62,8 @@ type Result struct {
 // in request order by the connection writer.
 type Reply func() Result
 
-func now(r kmsg.Response) Reply { return func() Result { return Result{Resp: r} } }
+// respond is a Reply that answers r at once (nothing to wait for).
+func respond(r kmsg.Response) Reply { return func() Result { return Result{Resp: r} } }
 
 type handlerFunc func(c *Call) Reply
 
@@ -80,6 +81,7 @@ type Server struct {
 	sessions *fetchsession.Cache // incremental fetch sessions (KIP-227)
 	handlers map[int16]*apiHandler
 	versions []kmsg.ApiVersionsResponseApiKey // sorted, for ApiVersions
+	faults   *faultTable                      // protocol fault hooks: nil but in e2e builds (faults.go)
 
 	// stopping is closed by BeginShutdown: requests waiting for the
 	// cluster to catch up (CreateTopics waiting for leaders) answer now,
@@ -100,7 +102,7 @@ func New(d *Deps) *Server {
 		slots = int(d.Config().MaxIncrementalFetchSessionCacheSlots)
 	}
 	s := &Server{d: d, log: d.Logger.With("component", "api"), handlers: map[int16]*apiHandler{}, sessions: fetchsession.New(slots),
-		stopping: make(chan struct{})}
+		faults: newFaultTable(), stopping: make(chan struct{})}
 	s.registerAll()
 	keys := make([]int16, 0, len(s.handlers))
 	for k := range s.handlers {
@@ -134,6 +136,9 @@ func (s *Server) Supported(key int16) (minV, maxV int16, ok bool) {
 
 // Serve decodes one wire request and runs its handler.
 func (s *Server) Serve(req *wire.Request) wire.Pending {
+	if p := s.faultHook(req); p != nil {
+		return p
+	}
 	key, version := req.Header.APIKey, req.Header.APIVersion
 	h, ok := s.handlers[key]
 	if !ok {

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"kafgo/internal/uuid"
 )
 
 // LeaderDuringDelete is the leader id the controller sends for partitions of
@@ -53,7 +55,7 @@ type Partition struct {
 // Topic is a topic and its partitions.
 type Topic struct {
 	Name       string
-	ID         [16]byte
+	ID         uuid.UUID
 	Partitions map[int32]*Partition
 
 	sorted atomic.Pointer[[]*Partition] // SortedPartitions, once asked
@@ -81,7 +83,7 @@ type View struct {
 	ControllerEpoch int32
 	Brokers         map[int32]*Broker
 	Topics          map[string]*Topic
-	topicsByID      map[[16]byte]*Topic
+	topicsByID      map[uuid.UUID]*Topic
 
 	sortedNames atomic.Pointer[[]string] // SortedTopicNames, once asked
 }
@@ -99,7 +101,7 @@ func (v *View) Topic(name string) (*Topic, bool) {
 }
 
 // TopicByID returns a topic by id.
-func (v *View) TopicByID(id [16]byte) (*Topic, bool) {
+func (v *View) TopicByID(id uuid.UUID) (*Topic, bool) {
 	t, ok := v.topicsByID[id]
 	return t, ok
 }
@@ -145,7 +147,7 @@ type Update struct {
 	ControllerEpoch int32
 	Brokers         []Broker
 	Partitions      []Partition
-	TopicIDs        map[string][16]byte
+	TopicIDs        map[string]uuid.UUID
 }
 
 // Cache publishes Views. The zero value is not usable; call New.
@@ -162,7 +164,7 @@ func New() *Cache {
 		ControllerID: -1,
 		Brokers:      map[int32]*Broker{},
 		Topics:       map[string]*Topic{},
-		topicsByID:   map[[16]byte]*Topic{},
+		topicsByID:   map[uuid.UUID]*Topic{},
 	})
 	return c
 }
@@ -239,9 +241,9 @@ func (c *Cache) Apply(u Update) (deleted []Partition) {
 			touch(name).ID = id
 		}
 	}
-	next.topicsByID = make(map[[16]byte]*Topic, len(next.Topics))
+	next.topicsByID = make(map[uuid.UUID]*Topic, len(next.Topics))
 	for _, t := range next.Topics {
-		if t.ID != ([16]byte{}) {
+		if t.ID != (uuid.Zero) {
 			next.topicsByID[t.ID] = t
 		}
 	}

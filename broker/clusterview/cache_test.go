@@ -1,6 +1,10 @@
 package clusterview
 
-import "testing"
+import (
+	"testing"
+
+	"kafgo/internal/uuid"
+)
 
 func TestApplyIncrementalAndDelete(t *testing.T) {
 	c := New()
@@ -16,7 +20,7 @@ func TestApplyIncrementalAndDelete(t *testing.T) {
 			{Topic: "a", Partition: 0, Leader: 1, ISR: []int32{1, 2}, Replicas: []int32{1, 2}},
 			{Topic: "a", Partition: 1, Leader: 2, ISR: []int32{2}, Replicas: []int32{2, 1}},
 		},
-		TopicIDs: map[string][16]byte{"a": idA},
+		TopicIDs: map[string]uuid.UUID{"a": idA},
 	})
 	select {
 	case <-changed:

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -105,4 +107,26 @@ func checkReconfiguration(d *Def, old, cur *Broker) error {
 		return fmt.Errorf("%w: cannot grow beyond double the current value %s at once", ErrInvalidValue, strconv.Itoa(int(before)))
 	}
 	return nil
+}
+
+// WithDynamic is b (the static configuration) with the dynamic configs
+// stored for the cluster default and for this broker applied over it
+// (/config/brokers/<default> and /config/brokers/<id>), Kafka's layering:
+// per-broker over cluster default over static. Keys go in sorted order, so
+// a rule spanning keys refuses the same one every time. A stored value
+// that does not apply (invalid, or written by another tool) is left out
+// and returned in skipped; b itself is not changed.
+func (b *Broker) WithDynamic(clusterDefault, perBroker map[string]string) (next *Broker, skipped []error) {
+	next = b.Clone()
+	for _, k := range slices.Sorted(maps.Keys(clusterDefault)) {
+		if err := next.SetClusterDefault(k, clusterDefault[k]); err != nil {
+			skipped = append(skipped, fmt.Errorf("dynamic default config %s: %w", k, err))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(perBroker)) {
+		if err := next.Set(k, perBroker[k]); err != nil {
+			skipped = append(skipped, fmt.Errorf("dynamic config %s of broker %d: %w", k, b.BrokerID, err))
+		}
+	}
+	return next, skipped
 }

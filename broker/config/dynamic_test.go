@@ -174,3 +174,27 @@ func TestCloneIndependent(t *testing.T) {
 		t.Errorf("original source %v", src)
 	}
 }
+
+// TestWithDynamic: the stored per-broker value wins over the stored cluster
+// default, which wins over the static value; a stored value that does not
+// apply is skipped, naming the key, and the rest still apply; the static
+// configuration is left as it was.
+func TestWithDynamic(t *testing.T) {
+	static := mustParse(t, map[string]string{"message.max.bytes": "1000", "log.cleaner.threads": "1", "broker.id": "7"})
+	next, skipped := static.WithDynamic(
+		map[string]string{"message.max.bytes": "2000", "log.cleaner.threads": "2", "log.retention.ms": "not-a-number"},
+		map[string]string{"message.max.bytes": "3000", "broker.id": "8"},
+	)
+	if next.MessageMaxBytes != 3000 || next.LogCleanerThreads != 2 {
+		t.Errorf("message.max.bytes %d (want the broker's 3000), log.cleaner.threads %d (want the default's 2)", next.MessageMaxBytes, next.LogCleanerThreads)
+	}
+	if next.BrokerID != 7 {
+		t.Errorf("a read-only key was applied: broker.id %d", next.BrokerID)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0].Error(), "log.retention.ms") || !strings.Contains(skipped[1].Error(), "broker.id") {
+		t.Errorf("skipped %v, want log.retention.ms then broker.id", skipped)
+	}
+	if static.MessageMaxBytes != 1000 || static.LogCleanerThreads != 1 {
+		t.Errorf("static config changed: %d %d", static.MessageMaxBytes, static.LogCleanerThreads)
+	}
+}

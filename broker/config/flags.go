@@ -32,6 +32,15 @@ func (v *flagValue) Set(s string) error {
 	return nil
 }
 
+// TakesFollowingWord tells the command line's reader (cmd/kafgo) that a
+// boolean key given as "--<key> <value>" takes the following word as its
+// value, as the README promises for every key: pflag gives a boolean with
+// an optional value only "--<key>=<value>" and would leave "false" as a
+// stray argument. broker serve takes no arguments, so a word after a
+// boolean key can only be its value; a bad one is refused by Validate,
+// naming the flag.
+func (v *flagValue) TakesFollowingWord() bool { return v.def.Type == TypeBoolean }
+
 // Type names the value in help; "bool" makes pflag print a boolean flag
 // without a value placeholder.
 func (v *flagValue) Type() string {
@@ -43,7 +52,9 @@ func (v *flagValue) Type() string {
 
 // RegisterFlags adds one --<key> flag per broker key (--log.dirs,
 // --num.partitions, ...) and a repeatable --override key=value to fs.
-// Boolean flags may be given bare (--delete.topic.enable means true).
+// Boolean flags may be given bare (--delete.topic.enable means true), or
+// with a value as --<key>=<value> or --<key> <value> (the latter through
+// TakesFollowingWord).
 func RegisterFlags(fs *pflag.FlagSet) *FlagValues {
 	fv := &FlagValues{fs: fs, values: map[string]*flagValue{}}
 	for i := range BrokerDefs {
@@ -132,4 +143,15 @@ func (f *FlagValues) Overrides() (map[string]string, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// Suggest returns the name among names closest to name when it is close
+// enough to be a typo, else "": the did-you-mean of flag errors, with the
+// same rule as for mistyped keys in a config file or --override.
+func Suggest(name string, names []string) string {
+	known := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		known[n] = struct{}{}
+	}
+	return suggest(name, known)
 }

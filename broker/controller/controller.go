@@ -91,10 +91,6 @@ func New(cfg Config) *Controller {
 	return c
 }
 
-// SetSender sets how requests reach brokers; call it before Start (the
-// sender needs the API server, which needs the controller).
-func (c *Controller) SetSender(s Sender) { c.cfg.Sender = s }
-
 // Start runs the event loop and enters the election.
 func (c *Controller) Start() {
 	c.wg.Add(2)

@@ -18,7 +18,8 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/internal/testwait"
+	"kafgo/broker/topicadmin"
+	"kafgo/internal/testing/testwait"
 )
 
 // fakeBrokers records the requests controllers send and answers them as a
@@ -198,13 +199,13 @@ func TestElectionAndFailover(t *testing.T) {
 func TestTopicCreationAndBrokerFailure(t *testing.T) {
 	h := newHarness(t, 1, 2, 3)
 	ctl := h.active()
-	admin := &Admin{Store: h.root}
+	admin := &topicadmin.Admin{Store: h.root}
 	ctx := context.Background()
 	assignment := map[int32][]int32{0: {1, 2, 3}, 1: {2, 3, 1}, 2: {3, 1, 2}}
-	if _, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Assignment: assignment}, false); err != nil {
+	if _, err := admin.CreateTopic(ctx, topicadmin.TopicSpec{Name: "t", Assignment: assignment}, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1}, false); !isCode(err, kerr.TopicAlreadyExists) {
+	if _, err := admin.CreateTopic(ctx, topicadmin.TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1}, false); !isCode(err, kerr.TopicAlreadyExists) {
 		t.Fatalf("duplicate create: %v", err)
 	}
 	for p := int32(0); p < 3; p++ {
@@ -268,7 +269,7 @@ func TestAlterPartitionValidation(t *testing.T) {
 	h := newHarness(t, 1, 2)
 	ctl := h.active()
 	ctx := context.Background()
-	if _, err := (&Admin{Store: h.root}).CreateTopic(ctx, TopicSpec{Name: "a", Assignment: map[int32][]int32{0: {1, 2}}}, false); err != nil {
+	if _, err := (&topicadmin.Admin{Store: h.root}).CreateTopic(ctx, topicadmin.TopicSpec{Name: "a", Assignment: map[int32][]int32{0: {1, 2}}}, false); err != nil {
 		t.Fatal(err)
 	}
 	part := tp{Topic: "a", Partition: 0}
@@ -397,7 +398,7 @@ func TestControlledShutdownAnswersOnceApplied(t *testing.T) {
 	}
 	stopping, next := others[0], others[1]
 	part := tp{Topic: "t", Partition: 0}
-	if _, err := (&Admin{Store: h.root}).CreateTopic(context.Background(), TopicSpec{Name: "t", Assignment: map[int32][]int32{0: {stopping, next, ctl.id}}}, false); err != nil {
+	if _, err := (&topicadmin.Admin{Store: h.root}).CreateTopic(context.Background(), topicadmin.TopicSpec{Name: "t", Assignment: map[int32][]int32{0: {stopping, next, ctl.id}}}, false); err != nil {
 		t.Fatal(err)
 	}
 	testwait.Until(t, 5*time.Second, "the new leader told it follows", func() bool {
@@ -441,7 +442,7 @@ func TestControlledShutdownAnswersOnceApplied(t *testing.T) {
 func TestCreateTopicMarkedForDeletion(t *testing.T) {
 	h := newHarness(t) // no controller, so nothing completes the deletion
 	ctx := context.Background()
-	admin := &Admin{Store: h.root}
+	admin := &topicadmin.Admin{Store: h.root}
 	// The topic's znode and its deletion mark, as DeleteTopics leaves them
 	// until a controller finishes the job.
 	if err := meta.EnsurePath(ctx, h.root, znode.TopicPath("t")); err != nil {
@@ -453,7 +454,7 @@ func TestCreateTopicMarkedForDeletion(t *testing.T) {
 	if _, err := h.root.Create(ctx, znode.DeleteTopicPath("t"), nil, meta.Persistent); err != nil {
 		t.Fatal(err)
 	}
-	_, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1}, false)
+	_, err := admin.CreateTopic(ctx, topicadmin.TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 1}, false)
 	if !isCode(err, kerr.TopicAlreadyExists) || !strings.Contains(err.Error(), "is marked for deletion") {
 		t.Fatalf("create while marked for deletion: %v", err)
 	}

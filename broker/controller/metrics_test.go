@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"kafgo/broker/metrics"
-	"kafgo/internal/testwait"
+	"kafgo/broker/topicadmin"
+	"kafgo/internal/testing/testwait"
 )
 
 // TestControllerStats: the KafkaController gauges come from the active
@@ -38,12 +39,12 @@ func TestControllerStats(t *testing.T) {
 		}
 	}
 	o1, o2 := others[0], others[1]
-	admin := &Admin{Store: h.root}
+	admin := &topicadmin.Admin{Store: h.root}
 	ctx := context.Background()
-	if _, err := admin.CreateTopic(ctx, TopicSpec{Name: "t", Assignment: map[int32][]int32{0: {ctl.id, o1}, 1: {o1, o2}, 2: {o2, ctl.id}}}, false); err != nil {
+	if _, err := admin.CreateTopic(ctx, topicadmin.TopicSpec{Name: "t", Assignment: map[int32][]int32{0: {ctl.id, o1}, 1: {o1, o2}, 2: {o2, ctl.id}}}, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.CreateTopic(ctx, TopicSpec{Name: "u", Assignment: map[int32][]int32{0: {o1, o2}}}, false); err != nil {
+	if _, err := admin.CreateTopic(ctx, topicadmin.TopicSpec{Name: "u", Assignment: map[int32][]int32{0: {o1, o2}}}, false); err != nil {
 		t.Fatal(err)
 	}
 	stats := func() Stats { return ctl.ctl.Stats(ctx) }

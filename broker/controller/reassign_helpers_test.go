@@ -10,7 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/meta/znode"
-	"kafgo/internal/testwait"
+	"kafgo/broker/topicadmin"
+	"kafgo/internal/testing/testwait"
 )
 
 // stopped reports whether broker was sent StopReplica for p with delete.
@@ -70,7 +71,7 @@ func (h *harness) topicZnode(topic string) znode.TopicAssignment {
 func (h *harness) createTopic(name string, assignment map[int32][]int32) {
 	h.t.Helper()
 	ctx := context.Background()
-	if _, err := (&Admin{Store: h.root}).CreateTopic(ctx, TopicSpec{Name: name, Assignment: assignment}, false); err != nil {
+	if _, err := (&topicadmin.Admin{Store: h.root}).CreateTopic(ctx, topicadmin.TopicSpec{Name: name, Assignment: assignment}, false); err != nil {
 		h.t.Fatal(err)
 	}
 	for p := range assignment {

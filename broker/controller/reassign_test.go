@@ -11,7 +11,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 func TestReassignTo(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"kafgo/broker/partid"
+	"kafgo/internal/uuid"
 )
 
 type tp = partid.TopicPartition
@@ -46,7 +47,7 @@ type partState struct {
 // topicInfo is a topic's assignment and partition states.
 type topicInfo struct {
 	name       string
-	id         [16]byte
+	id         uuid.UUID
 	assignment map[int32][]int32
 	states     map[int32]*partState
 	// adding and removing are the KIP-455 reassignment fields of the topic

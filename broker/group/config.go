@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"kafgo/broker/record"
+	"kafgo/internal/topicname"
 )
 
 // OffsetsTopic is Kafka's internal topic of committed offsets and group
 // metadata.
-const OffsetsTopic = "__consumer_offsets"
+const OffsetsTopic = topicname.ConsumerOffsets
 
 // Config holds the broker settings the coordinator obeys, with Kafka's
 // names beside them.

@@ -13,7 +13,7 @@ import (
 	"kafgo/broker/coordlog/memlog"
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // fakeClock runs timers when the test advances it, in deadline order, on

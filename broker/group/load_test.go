@@ -10,7 +10,7 @@ import (
 	"kafgo/broker/coordlog"
 	"kafgo/broker/group/offsetsrec"
 	"kafgo/broker/record"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // cloneLog copies a fake log, as a new leader's replica would have it.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"kafgo/broker/meta"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 func TestChangeListenerHandsOverEachNewNotificationOnce(t *testing.T) {

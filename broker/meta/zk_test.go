@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/meta"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // zkSessionTimeout is what tests ask for; the test server allows 1 s..60 s.

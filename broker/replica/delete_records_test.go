@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/clusterview"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // followerFetchFrom is a follower fetch that reports the follower's log

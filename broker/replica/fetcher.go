@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -214,7 +215,11 @@ func (f *fetcher) run() {
 		}
 	}()
 	drop := func(err error) {
-		f.m.log.Warn("replica fetcher lost its leader connection", "leader", f.key.leader, "err", err)
+		level := slog.LevelWarn
+		if f.ctx.Err() != nil { // stopped on purpose (a leader change, a shutdown): no warning
+			level = slog.LevelDebug
+		}
+		f.m.log.Log(context.Background(), level, "replica fetcher lost its leader connection", "leader", f.key.leader, "err", err)
 		if client != nil {
 			client.Close()
 			client = nil

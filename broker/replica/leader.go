@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"kafgo/broker/storage"
+	"kafgo/internal/uuid"
 )
 
 // appendAsLeader appends already validated batches. With acks=all it refuses
@@ -123,7 +124,7 @@ func (p *Partition) outOfSyncLocked(now time.Time, lagMax time.Duration) []int32
 
 // leaderState is the part of a LeaderAndIsr partition state a replica keeps.
 type leaderState struct {
-	topicID         [16]byte
+	topicID         uuid.UUID
 	leader          int32
 	leaderEpoch     int32
 	partitionEpoch  int32
@@ -170,7 +171,7 @@ func (p *Partition) makeFollower(st leaderState) {
 }
 
 func (p *Partition) applyStateLocked(st leaderState) {
-	if st.topicID != ([16]byte{}) {
+	if st.topicID != (uuid.Zero) {
 		p.topicID = st.topicID
 	}
 	p.leader = st.leader

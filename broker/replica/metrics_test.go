@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/metrics"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // topicCounts reads topic t's counters from reg.

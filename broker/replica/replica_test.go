@@ -17,7 +17,7 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/storage"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // fakeController records AlterPartition proposals and accepts them, or

@@ -3,12 +3,12 @@ package replica
 import (
 	"time"
 
-	"kafgo/broker/partid"
-
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/kafkaerr"
+	"kafgo/broker/partid"
+	"kafgo/internal/uuid"
 )
 
 // HandleLeaderAndISR applies a controller's LeaderAndIsr (v2+ layout): the
@@ -69,7 +69,7 @@ func (m *Manager) HandleLeaderAndISR(req *kmsg.LeaderAndISRRequest) *kmsg.Leader
 	return resp
 }
 
-func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID [16]byte, ps kmsg.LeaderAndISRRequestTopicPartition, now time.Time, cfgs map[string]PartitionConfig) int16 {
+func (m *Manager) applyPartitionState(tp partid.TopicPartition, topicID uuid.UUID, ps kmsg.LeaderAndISRRequestTopicPartition, now time.Time, cfgs map[string]PartitionConfig) int16 {
 	hosted := false
 	for _, r := range ps.Replicas {
 		if r == m.brokerID {

@@ -12,7 +12,7 @@ import (
 
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // replicated sets the high watermark to the log end, as the replica layer

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
+	"kafgo/internal/uuid"
 )
 
 // OpenOptions carries what the log manager knows about a partition
@@ -19,7 +20,7 @@ type OpenOptions struct {
 	RecoveryPoint  int64            // from recovery-point-offset-checkpoint; segments at/after it are validated on an unclean open
 	LogStartOffset int64            // from log-start-offset-checkpoint
 	CleanShutdown  bool             // the dir had the clean-shutdown marker: skip recovery
-	TopicID        [16]byte         // written to partition.metadata if non-zero
+	TopicID        uuid.UUID        // written to partition.metadata if non-zero
 	Clock          func() time.Time // nil = time.Now
 	Logger         *slog.Logger
 	// OnFlush, if set, is told how long each flush that synced data took
@@ -110,7 +111,7 @@ type Log struct {
 
 	epochs    *LeaderEpochCache
 	producers *ProducerStateManager
-	topicID   [16]byte
+	topicID   uuid.UUID
 	onFlush   func(time.Duration) // OpenOptions.OnFlush
 }
 
@@ -121,7 +122,7 @@ func (l *Log) Dir() string { return l.dir }
 func (l *Log) TopicPartition() partid.TopicPartition { return l.tp }
 
 // TopicID is the topic id from partition.metadata (zero when unknown).
-func (l *Log) TopicID() [16]byte {
+func (l *Log) TopicID() uuid.UUID {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.topicID

@@ -167,12 +167,12 @@ func (l *Log) closeSegments() {
 }
 
 // loadTopicID reads partition.metadata and reconciles it with want.
-func (l *Log) loadTopicID(want [16]byte) error {
+func (l *Log) loadTopicID(want uuid.UUID) error {
 	path := filepath.Join(l.dir, PartitionMetadataFile)
 	have, err := ReadPartitionMetadata(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if want != ([16]byte{}) {
+		if want != (uuid.Zero) {
 			if err := WritePartitionMetadata(path, want); err != nil {
 				return err
 			}
@@ -182,7 +182,7 @@ func (l *Log) loadTopicID(want [16]byte) error {
 	case err != nil:
 		return err
 	}
-	if want != ([16]byte{}) && want != have {
+	if want != (uuid.Zero) && want != have {
 		return fmt.Errorf("storage: %s holds topic id %s, expected %s: %w", path, uuid.UUID(have).String(), uuid.UUID(want).String(), ErrInconsistentTopicID)
 	}
 	l.topicID = have
@@ -365,8 +365,8 @@ func (l *Log) recoverUnclean(segs []*segment, cfg *LogConfig, rp int64) ([]*segm
 
 // assignTopicID records id in partition.metadata when the log has none; a
 // different one already recorded is ErrInconsistentTopicID.
-func (l *Log) assignTopicID(id [16]byte) error {
-	if id == ([16]byte{}) {
+func (l *Log) assignTopicID(id uuid.UUID) error {
+	if id == (uuid.Zero) {
 		return nil
 	}
 	l.mu.Lock()
@@ -374,7 +374,7 @@ func (l *Log) assignTopicID(id [16]byte) error {
 	switch l.topicID {
 	case id:
 		return nil
-	case [16]byte{}:
+	case uuid.Zero:
 		if err := WritePartitionMetadata(filepath.Join(l.dir, PartitionMetadataFile), id); err != nil {
 			return err
 		}

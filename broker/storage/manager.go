@@ -338,7 +338,7 @@ func (m *Manager) Logs() map[partid.TopicPartition]*Log {
 // the fewest partitions (ties: the first listed) when it does not exist.
 // A non-zero topicID is recorded in partition.metadata; a log that already
 // has a different one is ErrInconsistentTopicID.
-func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicID [16]byte) (*Log, error) {
+func (m *Manager) GetOrCreateLog(tp partid.TopicPartition, cfg LogConfig, topicID uuid.UUID) (*Log, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"kafgo/broker/partid"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 	"kafgo/internal/uuid"
 )
 

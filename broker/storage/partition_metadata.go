@@ -16,16 +16,16 @@ import (
 
 // ReadPartitionMetadata returns the topic id stored in a partition.metadata
 // file. A missing file is an error wrapping fs.ErrNotExist.
-func ReadPartitionMetadata(path string) ([16]byte, error) {
+func ReadPartitionMetadata(path string) (uuid.UUID, error) {
 	data, err := readSmallFile(path, 4096)
 	if err != nil {
-		return [16]byte{}, err
+		return uuid.Zero, err
 	}
 	return parsePartitionMetadata(path, data)
 }
 
-func parsePartitionMetadata(path string, data []byte) ([16]byte, error) {
-	var id [16]byte
+func parsePartitionMetadata(path string, data []byte) (uuid.UUID, error) {
+	var id uuid.UUID
 	lines := strings.Split(strings.TrimRight(string(data), "\r\n"), "\n")
 	if len(lines) != 2 {
 		return id, fmt.Errorf("storage: %s: %d lines, want 2: %w", path, len(lines), ErrCorruptFile)
@@ -52,14 +52,14 @@ func parsePartitionMetadata(path string, data []byte) ([16]byte, error) {
 	if u, err = uuid.Parse(t); err != nil {
 		return id, fmt.Errorf("storage: %s line 2: %w: %w", path, err, ErrCorruptFile)
 	}
-	return [16]byte(u), nil
+	return uuid.UUID(u), nil
 }
 
 // WritePartitionMetadata atomically writes partition.metadata for topicID.
-func WritePartitionMetadata(path string, topicID [16]byte) error {
+func WritePartitionMetadata(path string, topicID uuid.UUID) error {
 	return writeFileAtomic(path, formatPartitionMetadata(topicID))
 }
 
-func formatPartitionMetadata(topicID [16]byte) []byte {
+func formatPartitionMetadata(topicID uuid.UUID) []byte {
 	return []byte("version: 0\ntopic_id: " + uuid.UUID(topicID).String())
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // Ten segments of one 200-byte batch each; segment i's timestamp is

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 func TestRollTriggers(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // truncFixture: 3-record batches of ~100 bytes, 4 per 450-byte segment,

@@ -3,10 +3,12 @@ package txn
 import (
 	"log/slog"
 	"time"
+
+	"kafgo/internal/topicname"
 )
 
 // TopicName is Kafka's internal topic of transaction state.
-const TopicName = "__transaction_state"
+const TopicName = topicname.TransactionState
 
 // Config holds the broker settings the coordinator obeys, with Kafka's
 // names beside them.

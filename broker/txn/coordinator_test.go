@@ -15,7 +15,7 @@ import (
 
 	"kafgo/broker/partid"
 	"kafgo/broker/txn/txnrec"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 func TestInitProducerIDNewIDThenBump(t *testing.T) {

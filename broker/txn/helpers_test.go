@@ -18,7 +18,7 @@ import (
 	"kafgo/broker/partid"
 	"kafgo/broker/record"
 	"kafgo/broker/txn/txnrec"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // fakeLog is an in-memory __transaction_state that insists on acks=all.

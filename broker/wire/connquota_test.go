@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // served sends one request on nc and reports whether an answer came back

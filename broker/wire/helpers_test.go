@@ -15,7 +15,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/internal/testlog"
+	"kafgo/internal/testing/testlog"
 )
 
 // waitTimeout bounds every wait in these tests.

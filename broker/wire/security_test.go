@@ -23,7 +23,7 @@ import (
 	"kafgo/broker/principal"
 	"kafgo/broker/sasl"
 	"kafgo/internal/scram"
-	"kafgo/internal/testcerts"
+	"kafgo/internal/testing/testcerts"
 )
 
 // principalEcho answers Metadata with the connection's principal in the

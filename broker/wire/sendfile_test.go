@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // partsHandler answers each request with parts(req).

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // sentCounter is a SentHook counting its calls.

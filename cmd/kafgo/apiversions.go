@@ -27,7 +27,7 @@ Examples:
 			if bootstrap == "" {
 				return errors.New(`Missing required argument "[bootstrap-server]"`)
 			}
-			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient("admin-1", bootstrap, commandConfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // withOptionalValues rewrites args so that flags taking an optional value
@@ -13,7 +14,9 @@ import (
 // "kafgo produce --compression-codec zstd" would fail where
 // kafka-console-producer succeeds. Optional-value flags are those with a
 // NoOptDefVal; pflag's own booleans are left alone (Kafka's boolean options
-// take no value).
+// take no value). A flag whose value says it takes the following word (the
+// broker's boolean server.properties keys: "--auto.create.topics.enable
+// false") takes it too.
 func withOptionalValues(root *cobra.Command, args []string) []string {
 	cmd, _, err := root.Find(args)
 	if err != nil {
@@ -26,7 +29,7 @@ func withOptionalValues(root *cobra.Command, args []string) []string {
 			return append(out, args[i:]...)
 		}
 		if name, ok := strings.CutPrefix(a, "--"); ok && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-			if f := cmd.Flags().Lookup(name); f != nil && f.NoOptDefVal != "" && f.Value.Type() != "bool" {
+			if f := cmd.Flags().Lookup(name); f != nil && takesFollowingWord(f) {
 				out = append(out, a+"="+args[i+1])
 				i++
 				continue
@@ -35,4 +38,12 @@ func withOptionalValues(root *cobra.Command, args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// takesFollowingWord reports whether "--flag word" gives f the value word.
+func takesFollowingWord(f *pflag.Flag) bool {
+	if w, ok := f.Value.(interface{ TakesFollowingWord() bool }); ok {
+		return w.TakesFollowingWord()
+	}
+	return f.NoOptDefVal != "" && f.Value.Type() != "bool"
 }

@@ -59,7 +59,7 @@ func clusterSubcommand(name, short string, extra func(*cobra.Command), run func(
 			case bootstrap == "":
 				return errors.New("one of the arguments --bootstrap-server/-b --bootstrap-controller/-C is required")
 			}
-			cl, err := cliutil.NewAdminClient(bootstrap, config, cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient(cliutil.AdminClientID, bootstrap, config, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -79,8 +79,9 @@ Separators accept the escapes \t, \n, \r and \\ (kafgo convenience).
 
 Producer configs use the Java producer's names (acks, compression.type,
 linger.ms, batch.size, buffer.memory, enable.idempotence,
-max.in.flight.requests.per.connection, client.id, request.timeout.ms,
-retries, delivery.timeout.ms, max.request.size, max.block.ms) from
+max.in.flight.requests.per.connection, client.id (default
+console-producer), request.timeout.ms, retries, delivery.timeout.ms,
+max.request.size, max.block.ms) from
 --producer.config, overridden by --producer-property, overridden by the
 dedicated flags when given. Keyed records go to murmur2(key) % partitions,
 as with the Java client.
@@ -102,6 +103,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			c.SetDefault("client.id", cliutil.ConsoleProducerClientID)
 			fl := cmd.Flags()
 			// The console producer's own defaults apply unless a config
 			// sets the key; a flag given explicitly always wins.
@@ -147,7 +149,7 @@ Examples:
 			}
 			defer cl.Close()
 			c.WarnUnused(cmd.ErrOrStderr())
-			o.MaxBlock = set.MaxBlock
+			o.MaxBlock, o.DeliveryTimeout = set.MaxBlock, set.DeliveryTimeout
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			_, err = console.Produce(ctx, cl, o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -164,9 +166,9 @@ Examples:
 	f.StringVar(&acks, "request-required-acks", "-1", "The required acks of the producer requests: -1 (all), 0 or 1.")
 	f.StringVar(&codec, "compression-codec", "none", "The compression codec: either 'none', 'gzip', 'snappy', 'lz4', or 'zstd'. If specified without value, then it defaults to 'gzip'.")
 	f.Lookup("compression-codec").NoOptDefVal = "gzip"
-	// No default here: Kafka's 16384 would become kgo's batch cap, and kgo
-	// fails a record larger than its cap where Java sends it alone.
-	f.Int64Var(&batchSize, "batch-size", 0, "Largest batch in bytes (batch.size). Unset: batch.size from --producer.config or --producer-property, else 1000012 (Kafka's console producer says 16384, but a record larger than the batch limit would then fail here, where Java sends it alone).")
+	// No default here: batch.size from the configs applies unless the flag
+	// is given.
+	f.Int64Var(&batchSize, "batch-size", 0, "Largest batch in bytes (batch.size). Unset: batch.size from --producer.config or --producer-property, else 16384, the Java producer's default, as in Kafka's console producer. A batch never exceeds the topic's max.message.bytes; a larger record is sent alone.")
 	f.Int64Var(&lingerMs, "timeout", 1000, "If set and the producer is running in asynchronous mode, this gives the maximum amount of time a message will queue awaiting sufficient batch size (linger.ms). The value is given in ms.")
 	f.BoolVar(&sync, "sync", false, "If set message send requests to the brokers are synchronously, one at a time as they arrive.")
 	f.Int64Var(&maxBlockMs, "max-block-ms", 60000, "The max time that the producer will block for during a send request.")
@@ -192,8 +194,9 @@ kafka-console-consumer.sh.
 
 Without --group the tool reads without a consumer group (kafgo does not
 create Kafka's throwaway console-consumer-NNNNN groups). With --group it
-joins the group and commits the offsets of the records it printed, also
-when interrupted (SIGINT/SIGTERM), then leaves the group.
+joins the group and commits its position, past the records it printed and
+the transaction markers that follow them, also when interrupted
+(SIGINT/SIGTERM), then leaves the group.
 
 Output properties (--property, Kafka's DefaultMessageFormatter):
   print.timestamp print.partition print.offset print.headers print.key print.value
@@ -209,7 +212,8 @@ Consumer configs use the Java consumer's names (group.id,
 auto.offset.reset, enable.auto.commit, auto.commit.interval.ms,
 session.timeout.ms, heartbeat.interval.ms, max.poll.records,
 fetch.min.bytes, fetch.max.wait.ms, max.partition.fetch.bytes,
-partition.assignment.strategy, client.id, group.instance.id).
+partition.assignment.strategy, client.id (default console-consumer),
+group.instance.id).
 
 Examples:
   kafgo consume --bootstrap-server localhost:9092 --topic t --from-beginning
@@ -239,6 +243,7 @@ Examples:
 			if g != "" {
 				c.Set("group.id", g)
 			}
+			c.SetDefault("client.id", cliutil.ConsoleConsumerClientID)
 			if fl.Changed("isolation-level") {
 				c.Set("isolation.level", isolation)
 			}

@@ -32,7 +32,7 @@ offsets.json:
 					return fmt.Errorf("Missing required argument \"[%s]\"", req.name)
 				}
 			}
-			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient(cliutil.AdminClientID, bootstrap, commandConfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -47,7 +47,7 @@ Examples:
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			cl, err := cliutil.NewAdminClient(bootstrap, adminConfig, cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient(cliutil.AdminClientID, bootstrap, adminConfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -63,7 +63,7 @@ Examples:
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient("kafgo-rebalance", bootstrap, commandConfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

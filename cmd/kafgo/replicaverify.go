@@ -45,7 +45,7 @@ Examples:
 			}
 			o.MaxWait = time.Duration(maxWaitMs) * time.Millisecond
 			o.ReportInterval = time.Duration(reportMs) * time.Millisecond
-			cl, err := cliutil.NewAdminClient(brokerList, "", cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient("replicaVerificationTool", brokerList, "", cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

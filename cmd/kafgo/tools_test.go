@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"kafgo/internal/cliutil/clitest"
+	"kafgo/internal/testing/clitest"
 )
 
 // execute runs the root command with args and stdin, as main does.

@@ -88,7 +88,7 @@ Examples:
 				return fmt.Errorf("--width and --height must be positive, got %dx%d", width, height)
 			}
 			o.View, o.Refresh, o.Timeout, o.Target, o.ReadOnly = v, refresh, timeout, bootstrap, readOnly
-			cl, err := cliutil.NewAdminClient(bootstrap, commandConfig, cmd.ErrOrStderr())
+			cl, err := cliutil.NewAdminClient(tuiClientID, bootstrap, commandConfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -129,6 +129,9 @@ Examples:
 	f.BoolVar(&readOnly, "read-only", false, "Turn off every action (create/delete topic, add partitions, alter config, reset offsets, leader election).")
 	return cmd
 }
+
+// tuiClientID is the TUI's client.id unless --command-config sets one.
+const tuiClientID = "kafgo-tui"
 
 // tuiTerminal reports whether w is a terminal (a pipe or buffer is not).
 func tuiTerminal(w io.Writer) bool {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"kafgo/broker/config"
 )
 
 // useKafkaFlagStyle makes every command's help and flag errors read the
@@ -19,7 +21,7 @@ func useKafkaFlagStyle(root *cobra.Command) {
 	t = strings.ReplaceAll(t, ".LocalFlags.FlagUsages", "kafgoFlagUsages .LocalFlags")
 	t = strings.ReplaceAll(t, ".InheritedFlags.FlagUsages", "kafgoFlagUsages .InheritedFlags")
 	root.SetUsageTemplate(t)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.SetFlagErrorFunc(flagError)
 }
 
 // flagUsages is pflag's flag table, except that a flag whose value is
@@ -48,8 +50,19 @@ func (v optionalValue) Type() string { return "[" + v.Value.Type() + "]" }
 // flagError rewords a flag value pflag could not parse. pflag says
 // `invalid argument "abc" for "--partitions" flag: strconv.ParseInt:
 // parsing "abc": invalid syntax`; an operator should read
-// `invalid value "abc" for --partitions: not an integer`.
-func flagError(err error) error {
+// `invalid value "abc" for --partitions: not an integer`. A mistyped flag
+// name gets the closest of cmd's flags as a did-you-mean, as a mistyped key
+// in a broker's config file does.
+func flagError(cmd *cobra.Command, err error) error {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if s := config.Suggest(unknown.GetSpecifiedName(), names); s != "" {
+			return fmt.Errorf("%w (did you mean --%s?)", err, s)
+		}
+		return err
+	}
 	var bad *pflag.InvalidValueError
 	if !errors.As(err, &bad) {
 		return err

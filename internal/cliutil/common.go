@@ -28,6 +28,7 @@ var compatOnly = []string{
 const (
 	defaultRetryBackoff    = 100 * time.Millisecond // retry.backoff.ms
 	defaultDeliveryTimeout = 120 * time.Second      // delivery.timeout.ms
+	defaultDialTimeout     = 10 * time.Second       // socket.connection.setup.timeout.ms (kgo's too)
 )
 
 // CommonOpts maps the properties every Kafka client understands:
@@ -60,7 +61,6 @@ func CommonOpts(c *Config) ([]kgo.Opt, error) {
 		{"request.timeout.ms", func(d time.Duration) kgo.Opt { return kgo.RequestTimeoutOverhead(d) }},
 		{"metadata.max.age.ms", func(d time.Duration) kgo.Opt { return kgo.MetadataMaxAge(d) }},
 		{"connections.max.idle.ms", func(d time.Duration) kgo.Opt { return kgo.ConnIdleTimeout(d) }},
-		{"socket.connection.setup.timeout.ms", func(d time.Duration) kgo.Opt { return kgo.DialTimeout(d) }},
 		{"retry.backoff.ms", func(d time.Duration) kgo.Opt {
 			return kgo.RetryBackoffFn(func(int) time.Duration { return d })
 		}},
@@ -74,11 +74,18 @@ func CommonOpts(c *Config) ([]kgo.Opt, error) {
 			opts = append(opts, m.opt(d))
 		}
 	}
-	sec, err := securityOpts(c)
+	dialTimeout := defaultDialTimeout
+	if d, ok, err := c.Millis("socket.connection.setup.timeout.ms"); err != nil {
+		return nil, fmt.Errorf("cliutil: %w", err)
+	} else if ok {
+		dialTimeout = d
+	}
+	sec, err := securityOpts(c, dialTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("cliutil: %w", err)
 	}
 	c.Consume(compatOnly...)
+	opts = append(opts, kgo.WithHooks(new(connWatch)))
 	return append(opts, sec...), nil
 }
 

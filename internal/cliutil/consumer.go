@@ -200,3 +200,19 @@ func ConsumerOpts(c *Config) ([]kgo.Opt, ConsumerSettings, error) {
 	c.Consume("group.protocol")
 	return opts, set, nil
 }
+
+// FetchError words an error a consumer's poll returned by what it is
+// about: kgo reports a consumer group's errors (joining, committing) with
+// no topic, and a whole topic's (refused, unknown) with partition -1.
+// group is the consumer's group.id, empty without one.
+func FetchError(fe kgo.FetchError, group string) error {
+	switch {
+	case fe.Topic == "" && group != "":
+		return fmt.Errorf("consumer group %s: %w", group, fe.Err)
+	case fe.Topic == "":
+		return fe.Err
+	case fe.Partition < 0:
+		return fmt.Errorf("consuming topic %s: %w", fe.Topic, fe.Err)
+	}
+	return fmt.Errorf("consuming topic %s partition %d: %w", fe.Topic, fe.Partition, fe.Err)
+}

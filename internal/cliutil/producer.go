@@ -1,16 +1,15 @@
 package cliutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// kgoDefaultBatchMax is kgo's default ProducerBatchMaxBytes.
-const kgoDefaultBatchMax = 1000012
 
 // ProducerSettings are the parts of a producer config that a tool applies
 // itself because kgo has no option for them.
@@ -22,6 +21,12 @@ type ProducerSettings struct {
 	Acks string
 	// Idempotent reports whether idempotent writes stay enabled.
 	Idempotent bool
+	// DeliveryTimeout is delivery.timeout.ms: how long a record may wait
+	// for its acknowledgement.
+	DeliveryTimeout time.Duration
+	// Batches caps the client's batches (batch.size, max.request.size,
+	// the topics' max.message.bytes once looked up).
+	Batches *BatchCaps
 }
 
 // Codec maps a Kafka compression.type name onto a kgo codec.
@@ -62,13 +67,13 @@ func Partitioner(name string) (kgo.Partitioner, error) {
 
 // ProducerOpts maps producer properties (and the common ones) onto kgo.
 //
-// Two deliberate differences from a literal mapping: batch.size caps a kgo
-// batch, and kgo fails a record larger than its cap where Java would send
-// it alone, so batch.size is applied only when it is set explicitly (kgo's
-// default cap matches the broker's max.message.bytes); and the Java
-// default of enable.idempotence=true is kept except where acks or
-// max.in.flight.requests.per.connection conflict with it, which is Java's
-// own rule since 3.2.
+// batch.size (Java's 16384 by default) caps kgo's batches, and so do
+// max.request.size and each topic's max.message.bytes once looked up
+// (BatchCaps); kgo fails a record larger than its cap where Java sends it
+// alone, which the tools handle (BatchCaps.Check, the console producer's
+// overflow client). The Java default of enable.idempotence=true is kept
+// except where acks or max.in.flight.requests.per.connection conflict with
+// it, which is Java's own rule since 3.2.
 func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 	var set ProducerSettings
 	opts, err := CommonOpts(c)
@@ -177,21 +182,17 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 	if err != nil {
 		return wrap(err)
 	}
-	if !batchSet && maxReqSet {
-		// kgo requires its batch cap not to exceed the request cap; its
-		// default cap is the broker's max.message.bytes default.
-		batch, batchSet = min(maxReq, kgoDefaultBatchMax), true
+	if batchSet && (batch < 0 || batch > 1<<30) {
+		return wrap(invalidValue("batch.size", fmt.Sprint(batch), "a value between 0 and 1073741824"))
 	}
-	if n, ok := batch, batchSet; ok {
-		// kgo refuses caps under 512 bytes; Java's batch.size=0 (no
-		// batching) is the closest to the smallest cap kgo takes.
-		n = max(n, 512)
-		if maxReqSet {
-			n = min(n, maxReq)
-		}
-		n = min(n, 1<<30)
-		opts = append(opts, kgo.ProducerBatchMaxBytes(int32(n)))
+	set.Batches = &BatchCaps{BatchSize: DefaultBatchSize, MaxRequest: DefaultMaxRequestSize}
+	if batchSet {
+		set.Batches.BatchSize = int32(batch)
 	}
+	if maxReqSet {
+		set.Batches.MaxRequest = int32(maxReq)
+	}
+	opts = append(opts, kgo.ProducerBatchMaxBytesFn(set.Batches.Cap))
 	if n, ok, err := c.Int("buffer.memory"); err != nil {
 		return wrap(err)
 	} else if ok && n > 0 {
@@ -219,6 +220,7 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 		delivery = d
 	}
 	opts = append(opts, kgo.RecordDeliveryTimeout(delivery))
+	set.DeliveryTimeout = delivery
 	if d, ok, err := c.Millis("max.block.ms"); err != nil {
 		return wrap(err)
 	} else if ok {
@@ -233,4 +235,36 @@ func ProducerOpts(c *Config) ([]kgo.Opt, ProducerSettings, error) {
 		}
 	}
 	return opts, set, nil
+}
+
+// AbortAfter fails every record cl still holds once d has passed since ctx
+// ended, unless stop is called first. stop waits for the guard to finish,
+// so that nothing is aborted on a closed client.
+func AbortAfter(ctx context.Context, cl *kgo.Client, d time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			// Not waiting for requests in flight to be answered: the
+			// run is ending, and that wait is what can last for ever.
+			cl.UnsafeAbortBufferedRecords()
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-finished
+		})
+	}
 }

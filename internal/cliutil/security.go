@@ -1,9 +1,13 @@
 package cliutil
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -19,7 +23,11 @@ import (
 // PEM stores (internal/tlsconf, KIP-651); JKS and PKCS12 files are refused
 // with a message rather than silently ignored, since ignoring them would
 // connect in the clear or fail later with a confusing handshake error.
-func securityOpts(c *Config) ([]kgo.Opt, error) {
+//
+// A TLS client dials with tlsDialer, which tells a failed handshake from
+// other connection failures (TLSHandshakeError); dialTimeout bounds the
+// connection and the handshake.
+func securityOpts(c *Config, dialTimeout time.Duration) ([]kgo.Opt, error) {
 	proto := "PLAINTEXT"
 	if v, ok := c.Get("security.protocol"); ok {
 		proto = strings.ToUpper(strings.TrimSpace(v))
@@ -49,7 +57,9 @@ func securityOpts(c *Config) ([]kgo.Opt, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, kgo.DialTLSConfig(cfg))
+		opts = append(opts, kgo.Dialer(tlsDialer(cfg, dialTimeout)))
+	} else {
+		opts = append(opts, kgo.DialTimeout(dialTimeout))
 	}
 	if useSASL {
 		m, err := saslMechanism(c)
@@ -92,4 +102,53 @@ func saslMechanism(c *Config) (sasl.Mechanism, error) {
 		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
 	}
 	return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
+}
+
+// TLSHandshakeError is a connection that was made but whose TLS handshake
+// failed: most often a TLS client on a listener that is not TLS (the
+// broker takes the ClientHello for an oversized request and hangs up), or
+// a certificate the client does not trust. It unwraps to the cause, so
+// kgo retries it as it would have.
+type TLSHandshakeError struct {
+	Addr string
+	Err  error
+}
+
+func (e *TLSHandshakeError) Error() string {
+	return fmt.Sprintf("TLS handshake with %s failed (is that listener TLS, and its certificate trusted?): %v", e.Addr, e.Err)
+}
+
+func (e *TLSHandshakeError) Unwrap() error { return e.Err }
+
+// tlsDialer dials as kgo's DialTLSConfig does (cfg cloned per dial, the
+// server name from the address unless set), marking handshake failures.
+func tlsDialer(cfg *tls.Config, timeout time.Duration) func(ctx context.Context, network, host string) (net.Conn, error) {
+	return func(ctx context.Context, network, host string) (net.Conn, error) {
+		c := cfg.Clone()
+		if c.ServerName == "" {
+			server, _, err := net.SplitHostPort(host)
+			if err != nil {
+				return nil, fmt.Errorf("unable to split host:port for dialing: %w", err)
+			}
+			c.ServerName = server
+		}
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		raw, err := (&net.Dialer{}).DialContext(ctx, network, host)
+		if err != nil {
+			return nil, err
+		}
+		conn := tls.Client(raw, c)
+		if err := conn.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			if ctx.Err() != nil {
+				return nil, err // cut short, not failed
+			}
+			return nil, &TLSHandshakeError{Addr: host, Err: err}
+		}
+		return conn, nil
+	}
 }

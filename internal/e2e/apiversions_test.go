@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/broker/wire"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // TestEveryAdvertisedVersionAnswers sends every API key the broker

@@ -15,7 +15,7 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // closedAfter sends raw bytes and reports whether the broker closed the

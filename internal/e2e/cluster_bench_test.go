@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 type perfJSON struct {

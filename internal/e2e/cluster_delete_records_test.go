@@ -11,8 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // TestDeleteRecordsWaitsForReplicas: on 3 brokers with RF=3, DeleteRecords

@@ -17,8 +17,8 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 func startCluster3(t *testing.T, extra map[string]string) (*testcluster.Cluster, *kgo.Client, context.Context) {
@@ -56,25 +56,37 @@ func isrOf(t *testing.T, ctx context.Context, adm *kgo.Client, topic string) (in
 	return l, isr
 }
 
-// TestPausedFollowerLeavesAndRejoinsISR: a SIGSTOPped follower leaves the
-// ISR after replica.lag.time.max.ms and rejoins after SIGCONT.
+// TestPausedFollowerLeavesAndRejoinsISR: a follower whose fetches the
+// leader stops serving leaves the ISR after replica.lag.time.max.ms, and
+// rejoins once they are served again. The leader's protocol fault hook
+// fails the follower's fetches (closes their connection), where this test
+// used to SIGSTOP the follower: the same cause, with nothing else of the
+// follower frozen (its ZooKeeper session, its other connections), and
+// lifted the moment the fault is cleared.
 func TestPausedFollowerLeavesAndRejoinsISR(t *testing.T) {
 	c, adm, ctx := startCluster3(t, nil)
 	if _, err := kadm.NewClient(adm).CreateTopic(ctx, 1, 3, nil, "pause"); err != nil {
 		t.Fatal(err)
 	}
 	waitFullISR(t, ctx, adm, "pause", 1)
-	leader := mustLeader(t, ctx, adm, "pause")
+	leaderID := mustLeader(t, ctx, adm, "pause")
+	leader := c.Broker(leaderID)
 	var follower *testcluster.Broker
 	for _, b := range c.Brokers() {
-		if b.ID != leader && c.ZK != nil {
+		if b.ID != leaderID {
 			follower = b
 			break
 		}
 	}
 	prod := c.Client(kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
-	follower.Pause()
-	paused := time.Now()
+	leader.Fault(t, testcluster.Fault{APIKey: 1, ClientIDPrefix: testcluster.FetcherOf(follower.ID), Action: "fail"})
+	faulted := time.Now()
+	cleared := false
+	defer func() {
+		if !cleared {
+			leader.ClearFaults(t)
+		}
+	}()
 	stopProducing := make(chan struct{})
 	go func() {
 		for i := 0; ; i++ {
@@ -87,18 +99,19 @@ func TestPausedFollowerLeavesAndRejoinsISR(t *testing.T) {
 		}
 	}()
 	defer close(stopProducing)
-	testwait.For(t, 30*time.Second, "the paused follower leaves the ISR", func() (bool, string) {
+	testwait.For(t, 30*time.Second, "the cut-off follower leaves the ISR", func() (bool, string) {
 		_, isr := isrOf(t, ctx, adm, "pause")
 		return !slices.Contains(isr, follower.ID), fmt.Sprint(isr)
 	})
 	// The lag clock starts at the follower's last caught-up fetch, which may
-	// precede the pause by up to replica.fetch.wait.max.ms (500 ms).
-	if d := time.Since(paused); d < 3*time.Second-500*time.Millisecond {
+	// precede the fault by up to replica.fetch.wait.max.ms (500 ms).
+	if d := time.Since(faulted); d < 3*time.Second-500*time.Millisecond {
 		t.Fatalf("follower left the ISR after %v, before replica.lag.time.max.ms", d)
 	}
-	t.Logf("follower %d left the ISR %v after SIGSTOP", follower.ID, time.Since(paused))
-	follower.Resume()
-	testwait.For(t, 30*time.Second, "the resumed follower rejoins the ISR", func() (bool, string) {
+	t.Logf("follower %d left the ISR %v after its fetches started failing", follower.ID, time.Since(faulted))
+	leader.ClearFaults(t)
+	cleared = true
+	testwait.For(t, 30*time.Second, "the follower rejoins the ISR once its fetches are served", func() (bool, string) {
 		_, isr := isrOf(t, ctx, adm, "pause")
 		return slices.Contains(isr, follower.ID), fmt.Sprint(isr)
 	})

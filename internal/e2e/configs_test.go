@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // TestConfigsToolAgainstBroker drives `kafgo configs` (kafka-configs.sh)

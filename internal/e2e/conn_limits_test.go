@@ -11,8 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/internal/promtext"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/promtext"
+	"kafgo/internal/testing/testcluster"
 )
 
 // apiVersionsServed sends an ApiVersions v0 request on nc and reports

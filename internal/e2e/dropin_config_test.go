@@ -15,9 +15,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testlog"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testlog"
+	"kafgo/internal/testing/testwait"
 )
 
 // A Kafka node dropped in (issue 22): kafgo started the way

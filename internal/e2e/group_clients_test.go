@@ -11,8 +11,8 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // checkCommittedToEnd: the group's committed offsets are the topic's end

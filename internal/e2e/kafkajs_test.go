@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"kafgo/broker/record"
-	"kafgo/internal/testcluster"
 	"kafgo/internal/testing/needs"
+	"kafgo/internal/testing/testcluster"
 )
 
 // kafkajsDir holds the pinned kafkajs (package.json, package-lock.json);

@@ -13,8 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"kafgo/broker/record"
-	"kafgo/internal/testcluster"
 	"kafgo/internal/testing/needs"
+	"kafgo/internal/testing/testcluster"
 )
 
 func kcat(t *testing.T, stdin string, args ...string) string {

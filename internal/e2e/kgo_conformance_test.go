@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // franz-go's own integration tests (pkg/kgo, the version in go.mod) run

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"kafgo/broker/record"
-	"kafgo/internal/testcluster"
 	"kafgo/internal/testing/needs"
+	"kafgo/internal/testing/testcluster"
 )
 
 // Debian's python3-kafka installs for /usr/bin/python3 only.

@@ -17,7 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"kafgo/internal/testcerts"
+	"kafgo/internal/testing/testcerts"
 )
 
 // secFixture is the TLS material of a security test, generated fresh in a

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testlog"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testlog"
+	"kafgo/internal/testing/testwait"
 )
 
 // Start-up and its failures, as an operator meets them: the broker binary

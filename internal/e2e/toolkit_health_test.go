@@ -16,9 +16,9 @@ import (
 
 	"kafgo/internal/adminapi"
 	"kafgo/internal/adminclient"
-	"kafgo/internal/promtext"
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/promtext"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // healthScenario runs the scripted consumers against a live

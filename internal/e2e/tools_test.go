@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // kafgo runs the binary under test with stdin and returns stdout, failing

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // TestTUIShowsReassignment: while a throttled reassignment copies a

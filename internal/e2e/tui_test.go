@@ -13,8 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // TestTUIShowsLiveCluster runs `kafgo tui --once` against a three-broker

@@ -14,8 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"kafgo/internal/testcluster"
 	"kafgo/internal/testing/needs"
+	"kafgo/internal/testing/testcluster"
 )
 
 // runConfluent runs a confluent-kafka (librdkafka) script with

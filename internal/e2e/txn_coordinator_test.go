@@ -20,8 +20,8 @@ import (
 	"kafgo/broker/group"
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // txnPartitions is the test cluster's transaction.state.log.num.partitions.

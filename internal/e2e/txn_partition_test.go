@@ -17,8 +17,8 @@ import (
 
 	"kafgo/broker/record"
 	"kafgo/broker/wire"
-	"kafgo/internal/testcluster"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testcluster"
+	"kafgo/internal/testing/testwait"
 )
 
 // txnPartition drives the partition side of transactions with raw requests

@@ -9,7 +9,20 @@
 // (leaf first) and one private key, or the inline ssl.keystore.certificate.chain
 // and ssl.keystore.key. The key is PKCS#8, or encrypted PKCS#8 (PBES2:
 // PBKDF2 + AES-CBC or 3DES-CBC) decrypted with ssl.key.password; PKCS#1 and
-// SEC1 keys are accepted too. A trust store is PEM certificates at
+// SEC1 keys are accepted too.
+//
+// The encrypted PKCS#8 reader (pkcs8.go) is kafgo's own code on purpose,
+// and small: the cryptography is the standard library's (crypto/pbkdf2,
+// crypto/aes, crypto/des, crypto/cipher, x509.ParsePKCS8PrivateKey); what
+// is written here is only reading RFC 8018's parameter structure with
+// encoding/asn1, bounding the iteration count a hostile file can demand,
+// and checking the padding. The maintained Go libraries that read such
+// keys (github.com/youmark/pkcs8, smallstep's go.step.sm/crypto) are not
+// among kafgo's allowed dependencies and would bring no primitive the
+// standard library lacks; the reader is tested against keys openssl
+// writes (TestKeyPairOpenSSL) and fuzzed (FuzzDecryptPKCS8).
+//
+// A trust store is PEM certificates at
 // ssl.truststore.location or inline in ssl.truststore.certificates. Java's
 // JKS and PKCS12 formats are refused with advice to convert, except that a
 // file whose declared type is JKS or PKCS12 (Kafka's default type is JKS)

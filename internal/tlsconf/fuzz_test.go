@@ -3,7 +3,10 @@ package tlsconf
 import (
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"encoding/pem"
 	"testing"
+
+	"kafgo/internal/testing/testcerts"
 )
 
 // FuzzDistinguishedName: any DER input formats or errors, never panics;
@@ -37,5 +40,32 @@ func FuzzPrincipalMapper(f *testing.F) {
 			return
 		}
 		_, _ = pm.Name(dn)
+	})
+}
+
+// FuzzDecryptPKCS8: any EncryptedPrivateKeyInfo bytes and password give a
+// key or an error, never both or neither, and never panic.
+func FuzzDecryptPKCS8(f *testing.F) {
+	ca, err := testcerts.NewCA("ca")
+	if err != nil {
+		f.Fatal(err)
+	}
+	leaf, err := ca.Server("broker")
+	if err != nil {
+		f.Fatal(err)
+	}
+	enc, err := leaf.EncryptedKeyPEM("pw")
+	if err != nil {
+		f.Fatal(err)
+	}
+	blk, _ := pem.Decode(enc)
+	f.Add(blk.Bytes, "pw")
+	f.Add(blk.Bytes, "wrong")
+	f.Add([]byte{0x30, 0x00}, "")
+	f.Fuzz(func(t *testing.T, der []byte, password string) {
+		k, err := decryptPKCS8(der, password)
+		if (k == nil) == (err == nil) {
+			t.Fatalf("key %v with error %v", k, err)
+		}
 	})
 }

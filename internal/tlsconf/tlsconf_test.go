@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"kafgo/internal/testcerts"
 	"kafgo/internal/testing/needs"
+	"kafgo/internal/testing/testcerts"
 )
 
 func getter(m map[string]string) Getter {

@@ -11,6 +11,19 @@ import (
 // must fit in 255 bytes.
 const MaxLength = 249
 
+// Kafka's internal topics, which clients may read but not produce to,
+// create, grow or delete.
+const (
+	ConsumerOffsets  = "__consumer_offsets"  // the group coordinator's log
+	TransactionState = "__transaction_state" // the transaction coordinator's log
+)
+
+// Internal lists Kafka's internal topics.
+var Internal = []string{ConsumerOffsets, TransactionState}
+
+// IsInternal reports whether name is one of Kafka's internal topics.
+func IsInternal(name string) bool { return name == ConsumerOffsets || name == TransactionState }
+
 // Validate returns why name is not a legal topic name, or nil.
 func Validate(name string) error {
 	switch {

@@ -27,3 +27,14 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestIsInternal(t *testing.T) {
+	for name, want := range map[string]bool{"__consumer_offsets": true, "__transaction_state": true, "__consumer_offsets_x": false, "orders": false, "": false} {
+		if got := IsInternal(name); got != want {
+			t.Errorf("IsInternal(%q) = %v", name, got)
+		}
+	}
+	if len(Internal) != 2 {
+		t.Errorf("Internal = %v", Internal)
+	}
+}

@@ -12,7 +12,7 @@ import (
 
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 	"kafgo/internal/uuid"
 )
 

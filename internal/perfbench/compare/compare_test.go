@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 var (
@@ -110,22 +113,37 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func TestParseStatCPU(t *testing.T) {
-	// A command name with a space and a parenthesis, as /proc shows it.
-	line := "4242 (kafgo (x) y) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 125 0 0 20 0 12 0 100 0 0\n"
-	got, err := parseStatCPU([]byte(line))
+func TestProcCPU(t *testing.T) {
+	// A command name with a space and a parenthesis, as /proc shows it;
+	// utime 250 and stime 125 ticks of 1/100 s.
+	dir := t.TempDir()
+	line := "4242 (kafgo (x) y) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 125 0 0 20 0 12 0 100 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	if err := os.MkdirAll(filepath.Join(dir, "4242"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "4242", "stat"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := procfs.NewFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := procCPU(fs, 4242)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := 3750 * time.Millisecond; got != want {
 		t.Errorf("cpu %v, want %v", got, want)
 	}
-	if _, err := parseStatCPU([]byte("4242 (kafgo) S 1 2")); err == nil {
-		t.Error("a short line parsed")
+	if _, err := procCPU(fs, 4243); err == nil {
+		t.Error("a missing process gave a CPU time")
 	}
 	self, err := cpuTime(os.Getpid())
 	if err != nil || self < 0 {
 		t.Errorf("own CPU time %v, %v", self, err)
+	}
+	if rss := rssOf([]int{os.Getpid()}); rss <= 0 {
+		t.Errorf("own RSS %d", rss)
 	}
 }
 

@@ -22,7 +22,7 @@
 // on a 3-broker kafgo cluster with ZooKeeper, acks=all to an RF=3 topic
 // (min.insync.replicas=2) against acks=1 to an RF=1 topic.
 //
-// It runs as a test so it can use internal/testcluster:
+// It runs as a test so it can use internal/testing/testcluster:
 //
 //	make bench-compare                      # the full run, a Markdown report
 //	go test -short ./internal/perfbench/compare/   # smoke: tiny counts, checks it runs

@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -11,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"kafgo/internal/testcluster"
+	"kafgo/internal/testing/testcluster"
 )
 
 // PartitionOptions shape the many-partitions run (issue 23): Partitions
@@ -162,9 +162,12 @@ func brokerPIDs(c *testcluster.Cluster) []int {
 func fdsOf(pids []int) int {
 	n := 0
 	for _, pid := range pids {
-		ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-		if err == nil {
-			n += len(ents)
+		p, err := procfs.NewProc(pid)
+		if err != nil {
+			continue
+		}
+		if fds, err := p.FileDescriptorsLen(); err == nil {
+			n += fds
 		}
 	}
 	return n

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -424,16 +425,12 @@ func runConsumer(cl *kgo.Client, stop <-chan struct{}, bg *sync.WaitGroup, count
 func rssOf(pids []int) int64 {
 	var total int64
 	for _, pid := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		p, err := procfs.NewProc(pid)
 		if err != nil {
 			continue
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				var kb int64
-				fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-				total += kb << 10
-			}
+		if st, err := p.NewStatus(); err == nil {
+			total += int64(st.VmRSS)
 		}
 	}
 	return total
@@ -443,13 +440,16 @@ func rssOf(pids []int) int64 {
 func socketsOf(pids []int) int {
 	n := 0
 	for _, pid := range pids {
-		dir := fmt.Sprintf("/proc/%d/fd", pid)
-		ents, err := os.ReadDir(dir)
+		p, err := procfs.NewProc(pid)
 		if err != nil {
 			continue
 		}
-		for _, e := range ents {
-			if l, err := os.Readlink(dir + "/" + e.Name()); err == nil && strings.HasPrefix(l, "socket:") {
+		targets, err := p.FileDescriptorTargets()
+		if err != nil {
+			continue
+		}
+		for _, t := range targets {
+			if strings.HasPrefix(t, "socket:") {
 				n++
 			}
 		}

@@ -1,50 +1,35 @@
 package compare
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"slices"
-	"strconv"
 	"time"
-)
 
-// userHZ is the unit of the CPU times in /proc/<pid>/stat: USER_HZ, which
-// Linux fixes at 100 for user space on every architecture it exports it.
-const userHZ = 100
+	"github.com/prometheus/procfs"
+)
 
 // cpuTime is the CPU time (user + system) process pid has used so far.
 func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return 0, fmt.Errorf("compare: broker CPU: %w", err)
 	}
-	return parseStatCPU(b)
+	return procCPU(fs, pid)
 }
 
-// parseStatCPU reads utime and stime (fields 14 and 15) from a
-// /proc/<pid>/stat line. The command name (field 2) is in parentheses and
-// may itself hold spaces or parentheses, so fields are counted from the
-// last ')'.
-func parseStatCPU(b []byte) (time.Duration, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("compare: /proc stat line without a command name: %.60q", b)
+// procCPU reads a process's CPU time from /proc/<pid>/stat (procfs parses
+// it: the command name in parentheses may hold spaces and parentheses).
+func procCPU(fs procfs.FS, pid int) (time.Duration, error) {
+	p, err := fs.Proc(pid)
+	if err != nil {
+		return 0, fmt.Errorf("compare: broker CPU: %w", err)
 	}
-	f := bytes.Fields(b[i+1:]) // f[0] is field 3 (state)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("compare: /proc stat line of %d fields", len(f)+2)
+	st, err := p.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("compare: broker CPU of %d: %w", pid, err)
 	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(string(s), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("compare: /proc stat CPU field %q: %w", s, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
+	return time.Duration(st.CPUTime() * float64(time.Second)), nil
 }
 
 // cpuOf sums the CPU time of pids.

@@ -1,4 +1,10 @@
-package controller
+// Package topicadmin writes topic changes into the metadata store the way
+// Kafka 2.x's AdminZkClient does: a topic's config and assignment on
+// creation, new partitions' assignment, a deletion request. It is not the
+// controller: any broker uses it (CreateTopics, auto-creation wherever
+// Metadata or FindCoordinator asks), and the controller picks the changes
+// up through its watches.
+package topicadmin
 
 import (
 	"context"
@@ -18,9 +24,7 @@ import (
 	"kafgo/internal/uuid"
 )
 
-// Admin writes topic changes into the metadata store the way Kafka 2.x's
-// AdminZkClient does; the controller picks them up through its watches. Any
-// broker may use it (auto-creation happens wherever Metadata is asked).
+// Admin writes topic changes into Store.
 type Admin struct {
 	Store meta.Store
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"kafgo/internal/testing/needs"
-	"kafgo/internal/testwait"
+	"kafgo/internal/testing/testwait"
 )
 
 // Options shapes a test cluster.
@@ -89,7 +89,8 @@ var (
 )
 
 // Binary returns the kafgo binary under test: $KAFGO_BIN (make test sets
-// it), else one built once per test process.
+// it), else one built once per test process, with the protocol fault hooks
+// (the kafgo_faults tag; see Broker.Fault).
 func Binary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("KAFGO_BIN"); p != "" {
@@ -103,8 +104,8 @@ func Binary(t testing.TB) string {
 		}
 		binPath = filepath.Join(dir, "kafgo")
 		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/kafgo")
+		root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+		cmd := exec.Command("go", "build", "-tags", "kafgo_faults", "-o", binPath, "./cmd/kafgo")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("building kafgo: %v\n%s", err, out)

@@ -1,4 +1,4 @@
-package broker
+package txn
 
 import (
 	"context"
@@ -10,6 +10,14 @@ import (
 	"kafgo/broker/meta/znode"
 )
 
+// storeIDs is broker's producer ids over a metadata store, as the broker
+// wires them.
+func storeIDs(store meta.Store, broker int32) *ProducerIDs {
+	return NewProducerIDs(func(ctx context.Context) (int64, int64, error) {
+		return znode.AllocateProducerIDBlock(ctx, store, broker)
+	})
+}
+
 func openTestStore(t *testing.T) meta.Store {
 	t.Helper()
 	s, err := meta.OpenEmbedded(filepath.Join(t.TempDir(), "meta.json"), nil)
@@ -20,7 +28,7 @@ func openTestStore(t *testing.T) meta.Store {
 	return s
 }
 
-func nextID(t *testing.T, p *producerIDs) int64 {
+func nextID(t *testing.T, p *ProducerIDs) int64 {
 	t.Helper()
 	id, err := p.Next(context.Background())
 	if err != nil {
@@ -34,8 +42,8 @@ func nextID(t *testing.T, p *producerIDs) int64 {
 // and a restarted broker starts after the latest block reserved.
 func TestProducerIDBlocks(t *testing.T) {
 	store := openTestStore(t)
-	b1 := &producerIDs{store: store, broker: 1}
-	b2 := &producerIDs{store: store, broker: 2}
+	b1 := storeIDs(store, 1)
+	b2 := storeIDs(store, 2)
 	if id := nextID(t, b1); id != 0 {
 		t.Fatalf("first id %d, want 0", id)
 	}
@@ -62,7 +70,7 @@ func TestProducerIDBlocks(t *testing.T) {
 	if want := (znode.ProducerIDBlock{BrokerID: 1, BlockStart: 2000, BlockEnd: 2999}); latest != want {
 		t.Fatalf("latest block %+v, want %+v", latest, want)
 	}
-	restarted := &producerIDs{store: store, broker: 1}
+	restarted := storeIDs(store, 1)
 	if id := nextID(t, restarted); id != 3*znode.ProducerIDBlockSize {
 		t.Fatalf("first id after a restart %d, want %d", id, 3*znode.ProducerIDBlockSize)
 	}
@@ -71,7 +79,7 @@ func TestProducerIDBlocks(t *testing.T) {
 // Concurrent InitProducerId calls on two brokers never share an id.
 func TestProducerIDsUniqueUnderConcurrency(t *testing.T) {
 	store := openTestStore(t)
-	brokers := []*producerIDs{{store: store, broker: 1}, {store: store, broker: 2}}
+	brokers := []*ProducerIDs{storeIDs(store, 1), storeIDs(store, 2)}
 	const workers, perWorker = 8, 300
 	ids := make([][]int64, workers)
 	errs := make([]error, workers)
@@ -112,7 +120,7 @@ func TestProducerIDsUniqueUnderConcurrency(t *testing.T) {
 // A failed reservation is returned, and the next call tries again.
 func TestProducerIDsStoreError(t *testing.T) {
 	store := openTestStore(t)
-	p := &producerIDs{store: store, broker: 1}
+	p := storeIDs(store, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := p.Next(ctx); err == nil {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/prometheus/procfs"
 )
 
 // Ports for brokers and ZooKeeper are chosen by the harness and bound later
@@ -31,12 +31,9 @@ var (
 // ephemeralLow is the first port of the kernel's ephemeral range (Linux
 // default 32768).
 func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil && n > lowestPort+1000 {
-				return n
-			}
+	if fs, err := procfs.NewDefaultFS(); err == nil {
+		if r, err := fs.SysctlInts("net.ipv4.ip_local_port_range"); err == nil && len(r) == 2 && r[0] > lowestPort+1000 {
+			return r[0]
 		}
 	}
 	return 32768

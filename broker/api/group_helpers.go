@@ -4,28 +4,12 @@ import (
 	"net"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // registerGroupAPIs serves the group coordinator's APIs. The ranges start
 // at v0 where librdkafka's feature checks need them (its balanced-consumer
 // feature wants FindCoordinator 0, OffsetCommit 1-2, OffsetFetch 1,
 // JoinGroup/SyncGroup/Heartbeat/LeaveGroup 0) and end at the last version
-// before KIP-848 and share groups changed the semantics.
-func (s *Server) registerGroupAPIs() {
-	s.register(kmsg.NewPtrOffsetCommitRequest(), 0, 8, s.handleOffsetCommit)
-	s.register(kmsg.NewPtrOffsetFetchRequest(), 0, 8, s.handleOffsetFetch)
-	s.register(kmsg.NewPtrFindCoordinatorRequest(), 0, 4, s.handleFindCoordinator)
-	s.register(kmsg.NewPtrJoinGroupRequest(), 0, 9, s.handleJoinGroup)
-	s.register(kmsg.NewPtrHeartbeatRequest(), 0, 4, s.handleHeartbeat)
-	s.register(kmsg.NewPtrLeaveGroupRequest(), 0, 5, s.handleLeaveGroup)
-	s.register(kmsg.NewPtrSyncGroupRequest(), 0, 5, s.handleSyncGroup)
-	s.register(kmsg.NewPtrDescribeGroupsRequest(), 0, 5, s.handleDescribeGroups)
-	s.register(kmsg.NewPtrListGroupsRequest(), 0, 4, s.handleListGroups)
-	s.register(kmsg.NewPtrDeleteGroupsRequest(), 0, 2, s.handleDeleteGroups)
-	s.register(kmsg.NewPtrOffsetDeleteRequest(), 0, 0, s.handleOffsetDelete)
-}
-
 // code is a coordinator error's wire code (0 for none).
 func code(err *kerr.Error) int16 {
 	if err == nil {
