@@ -201,3 +201,31 @@ func TestDropInKafka28ServerProperties(t *testing.T) {
 		})
 	}
 }
+
+// TestDropInRefusesKRaftLogDir: a log dir formatted for a KRaft node
+// (meta.properties version 1, node.id, no broker.id) is refused at start-up
+// with a message that says so and names the file; nothing in it changes.
+func TestDropInRefusesKRaftLogDir(t *testing.T) {
+	zk := testcluster.StartZooKeeper(t)
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "kraft-logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := "#\n#Tue Jun 01 00:00:00 UTC 2021\nnode.id=1\nversion=1\ncluster.id=q1Sh-9_ISia_zwGINzRvyQ\n"
+	mp := filepath.Join(logs, "meta.properties")
+	if err := os.WriteFile(mp, []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := testcluster.FreePort(t)
+	p := startServe(t, nil, kafkaServerProperties(t, dir, port, logs, zk.Connect()))
+	if code := p.waitExit(t, 60*time.Second, "broker on a KRaft log dir"); code == 0 {
+		t.Fatalf("exit code 0")
+	}
+	if out := p.out.String(); !strings.Contains(out, "KRaft-mode log dir") || !strings.Contains(out, mp) {
+		t.Fatalf("output does not explain the refusal:\n%s", out)
+	}
+	if b, _ := os.ReadFile(mp); string(b) != meta {
+		t.Errorf("meta.properties changed: %q", b)
+	}
+}
