@@ -29,6 +29,7 @@ func newBrokerCommand() *cobra.Command {
 
 func newBrokerServeCommand() *cobra.Command {
 	var configPath, logLevel string
+	var checkOnly bool
 	cmd := &cobra.Command{
 		Use:   "serve [server.properties]",
 		Short: "Run one broker until SIGTERM or SIGINT",
@@ -60,6 +61,7 @@ next start skip log recovery.`,
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config file: Java properties (server.properties) or YAML, Kafka's key names")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	cmd.Flags().BoolVar(&checkOnly, "check-config", false, "read the configuration, print the start-up report (keys kafgo does not act on as Kafka would) and exit: 0 if the broker would start with it")
 	flags := config.RegisterFlags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
@@ -80,11 +82,26 @@ next start skip log recovery.`,
 		if err != nil {
 			return err
 		}
+		if checkOnly {
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "configuration valid: broker.id %d, log.dirs %s, %s\n", cfg.BrokerID, strings.Join(cfg.LogDirs, ","), metadataStore(cfg))
+			for _, n := range cfg.Notices() {
+				fmt.Fprintln(out, n.String())
+			}
+			return nil
+		}
 		logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 		reportNotices(logger, cfg.Notices())
 		return serve(cmd.Context(), cfg, logger)
 	}
 	return cmd
+}
+
+func metadataStore(cfg *config.Broker) string {
+	if cfg.Embedded() {
+		return "embedded metadata store"
+	}
+	return "zookeeper.connect " + cfg.ZooKeeperConnect
 }
 
 // reportNotices logs the start-up report: every key given that kafgo does
