@@ -226,8 +226,26 @@ func TestDropInKafkaZooKeeper(t *testing.T) {
 		return !del && !topic && !pre && len(isr) == 0, fmt.Sprintf("delete %v topic %v election %v isr %v", del, topic, pre, isr)
 	})
 	// A request written now, as kafka-preferred-replica-election.sh
-	// --zookeeper writes it, is acted on through the watch.
-	z.create("/admin/preferred_replica_election", `{"version":1,"partitions":[{"topic":"orders","partition":0},{"topic":"orders","partition":1},{"topic":"orders","partition":2},{"topic":"events","partition":1}]}`)
+	// --zookeeper writes it, is acted on through the watch. As an operator
+	// would, wait first for no under-replicated partitions: a preferred
+	// replica outside the ISR cannot be elected (and Kafka, like kafgo,
+	// drops the request then).
+	testwait.For(t, 60*time.Second, "no under-replicated partitions", func() (bool, string) {
+		md, err := adm.Metadata(ctx, "orders", "events")
+		if err != nil {
+			return false, err.Error()
+		}
+		var urp []string
+		for _, td := range md.Topics {
+			for _, p := range td.Partitions {
+				if len(p.ISR) != len(p.Replicas) {
+					urp = append(urp, fmt.Sprintf("%s-%d isr %v", td.Topic, p.Partition, p.ISR))
+				}
+			}
+		}
+		return len(urp) == 0, fmt.Sprint(urp)
+	})
+	z.create("/admin/preferred_replica_election", `{"version":1,"partitions":[{"topic":"orders","partition":0},{"topic":"orders","partition":1},{"topic":"orders","partition":2},{"topic":"events","partition":0},{"topic":"events","partition":1}]}`)
 	testwait.For(t, 30*time.Second, "preferred leaders elected from /admin/preferred_replica_election", func() (bool, string) {
 		md, err := adm.Metadata(ctx, "orders", "events")
 		if err != nil {
