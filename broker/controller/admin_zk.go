@@ -3,6 +3,8 @@ package controller
 import (
 	"errors"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"kafgo/broker/meta"
 	"kafgo/broker/meta/znode"
 )
@@ -56,7 +58,7 @@ func (c *Controller) onPreferredElectionZnode() {
 		b := c.newBatch()
 		for _, e := range req.Partitions {
 			p := tp{Topic: e.Topic, Partition: e.Partition}
-			if code, msg := c.elect1(b, p, ElectionPreferred); code != 0 {
+			if code, msg := c.elect1(b, p, ElectionPreferred); code != 0 && code != kerr.ElectionNotNeeded.Code {
 				c.log.Info("preferred replica election from "+path, "partition", p.String(), "error_code", code, "detail", msg)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -263,6 +264,41 @@ func TestDropInKafkaZooKeeper(t *testing.T) {
 		return len(wrong) == 0 && !pending, fmt.Sprintf("%v, znode present %v", wrong, pending)
 	})
 	checkKafkaReadable(t, z)
+
+	// A Kafka 2.8 broker joining (a rolling replacement's other half)
+	// registers with version 5, in Kafka's field order; kafgo's brokers
+	// list it with its listener and rack, and drop it when it goes.
+	port := testcluster.FreePort(t)
+	reg := fmt.Sprintf(`{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://127.0.0.1:%d"],"rack":"r4","jmx_port":-1,"port":%d,"host":"127.0.0.1","version":5,"timestamp":"%d"}`, port, port, time.Now().UnixMilli())
+	if _, err := z.conn.Create("/brokers/ids/4", []byte(reg), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	brokerListed := func(want bool) func() (bool, string) {
+		return func() (bool, string) {
+			// Asked of broker 1 itself (the client's metadata cache is not
+			// refreshed for this).
+			r, err := cl.Broker(1).Request(ctx, kmsg.NewPtrMetadataRequest())
+			if err != nil {
+				return false, err.Error()
+			}
+			md := r.(*kmsg.MetadataResponse)
+			for _, b := range md.Brokers {
+				if b.NodeID == 4 {
+					rack := ""
+					if b.Rack != nil {
+						rack = *b.Rack
+					}
+					return want && b.Host == "127.0.0.1" && int(b.Port) == port && rack == "r4", fmt.Sprintf("%d %s:%d rack %q", b.NodeID, b.Host, b.Port, rack)
+				}
+			}
+			return !want, fmt.Sprintf("%d brokers, 4 not among them", len(md.Brokers))
+		}
+	}
+	testwait.For(t, 30*time.Second, "the version 5 registration of broker 4 listed", brokerListed(true))
+	if err := z.conn.Delete("/brokers/ids/4", -1); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, 30*time.Second, "broker 4 gone", brokerListed(false))
 }
 
 // checkKafkaReadable applies Kafka 2.8's znode decoders' rules
