@@ -179,6 +179,8 @@ type Broker struct {
 	ProducerIDExpirationCheckIntervalMs                  int32 // producer.id.expiration.check.interval.ms
 
 	l *layers
+	// notices is the start-up report (Notices).
+	notices []Notice
 }
 
 // layers holds the raw, canonical values by precedence, plus where each
@@ -252,15 +254,24 @@ func Default() *Broker {
 // keys named exactly as Kafka names them. Unknown keys and bad values are
 // refused; every problem found is reported, each naming its key.
 func Parse(values map[string]string) (*Broker, error) {
-	return parseStatic(values, nil, nil)
+	return parseStatic(values, nil, nil, nil)
 }
 
 // parseStatic validates raw static values (origins optional, for error
 // locations) and resolves them into a Broker. Errors found earlier (while
-// reading a file) are reported together with the ones found here.
-func parseStatic(values map[string]string, origins map[string]origin, prior []*Error) (*Broker, error) {
+// reading a file) are reported together with the ones found here, and
+// notices found earlier (a repeated key) join the start-up report. Kafka
+// keys kafgo does not define are translated, ignored or refused first
+// (compatTranslate).
+func parseStatic(values map[string]string, origins map[string]origin, prior []*Error, notes []Notice) (*Broker, error) {
 	l := newLayers()
-	errs := prior
+	values, origins = maps.Clone(values), maps.Clone(origins)
+	if origins == nil {
+		origins = map[string]origin{}
+	}
+	compatNotes, errs := compatTranslate(values, origins)
+	errs = append(prior, errs...)
+	notes = append(notes, compatNotes...)
 	keys := make([]string, 0, len(values))
 	for k := range values {
 		keys = append(keys, k)
@@ -285,7 +296,12 @@ func parseStatic(values map[string]string, origins map[string]origin, prior []*E
 	if err := joinErrors(errs); err != nil {
 		return nil, err
 	}
-	return resolve(l)
+	b, err := resolve(l)
+	if err != nil {
+		return nil, err
+	}
+	b.notices = notes
+	return b, nil
 }
 
 // Clone returns a deep copy, safe to change while b is still being read.
@@ -301,6 +317,7 @@ func (b *Broker) Clone() *Broker {
 	if b.l != nil {
 		c.l = b.l.clone()
 	}
+	c.notices = append([]Notice(nil), b.notices...)
 	return &c
 }
 

@@ -10,8 +10,9 @@
 //     the broker's resource), source DYNAMIC_BROKER_CONFIG;
 //  2. dynamic cluster default (Broker.SetClusterDefault; the broker
 //     resource with an empty name), DYNAMIC_DEFAULT_BROKER_CONFIG;
-//  3. static config: the YAML file, then command-line flags and --override
-//     over it, STATIC_BROKER_CONFIG;
+//  3. static config: the config file, then KAFKA_<KEY> environment
+//     variables over it, then command-line flags and --override over both,
+//     STATIC_BROKER_CONFIG;
 //  4. Kafka's default, DEFAULT_CONFIG.
 //
 // Some settings have several spellings, resolved after the layers above:
@@ -27,9 +28,18 @@
 // and its spellings, segment.bytes ← log.segment.bytes, max.message.bytes ←
 // message.max.bytes, ...), else Kafka's topic default.
 //
-// # File format
+// # File formats
 //
-// The config file is YAML whose keys are Kafka's dotted names:
+// A Java properties file (server.properties: by its .properties, .props or
+// .conf extension, or a first setting written key=value) is read as
+// Kafka's Utils.loadProps reads it (see load.go and package javaprops):
+// ISO-8859-1, a repeated key's last value winning and reported. Kafka keys
+// kafgo does not define are translated, ignored or refused, and keys it
+// defines but does not act on are reported (compat.go, Broker.Notices).
+// Environment variables follow the Apache Kafka and Confluent images
+// (EnvKey).
+//
+// A YAML config file has Kafka's dotted names as keys:
 //
 //	broker.id: 0
 //	listeners: PLAINTEXT://127.0.0.1:9092

@@ -63,6 +63,18 @@ type origin struct {
 	source string
 }
 
+// String names the origin for the start-up report: file:line, or the
+// source (an environment variable, a flag).
+func (o origin) String() string {
+	switch {
+	case o.file != "" && o.line > 0:
+		return fmt.Sprintf("%s:%d", o.file, o.line)
+	case o.file != "":
+		return o.file
+	}
+	return o.source
+}
+
 func (o origin) apply(e *Error) *Error {
 	e.File, e.Line, e.Origin = o.file, o.line, o.source
 	return e

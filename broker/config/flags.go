@@ -109,7 +109,7 @@ func (f *FlagValues) Overrides() (map[string]string, error) {
 			errs = append(errs, &Error{Key: kv, Value: "", Origin: origin, Err: fmt.Errorf("%w: expected key=value", ErrInvalidValue)})
 			continue
 		}
-		if _, known := lookupDef(k); !known {
+		if _, known := lookupDef(k); !known && !isCompatKey(k) {
 			e := unknownKeyError(k, v, brokerIndex)
 			e.Origin = origin
 			errs = append(errs, e)
@@ -125,7 +125,10 @@ func (f *FlagValues) Overrides() (map[string]string, error) {
 		from[k] = origin + " " + k
 	}
 	for k, v := range out {
-		d, _ := lookupDef(k)
+		d, ok := lookupDef(k)
+		if !ok {
+			continue // a Kafka key kafgo does not define: compatTranslate decides
+		}
 		if err := d.Validate(v); err != nil {
 			e := err.(*Error)
 			if strings.HasPrefix(from[k], "--"+OverrideFlag) {

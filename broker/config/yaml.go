@@ -5,41 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
-
-// Load reads a YAML config file (see doc.go for the format) and applies
-// overrides over it, as kafka-server-start's --override applies over
-// server.properties. path "" means no file: Kafka's defaults plus overrides.
-// File and override values are both static config.
-func Load(path string, overrides map[string]string) (*Broker, error) {
-	values := map[string]string{}
-	origins := map[string]origin{}
-	var prior []*Error
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("config: read %s: %w", path, err)
-		}
-		entries, ferrs, err := flattenYAML(path, data)
-		if err != nil {
-			return nil, err
-		}
-		for k, e := range entries {
-			values[k] = e.value
-			origins[k] = origin{file: path, line: e.line}
-		}
-		prior = ferrs
-	}
-	for k, v := range overrides {
-		values[k] = v
-		origins[k] = origin{source: "override"}
-	}
-	return parseStatic(values, origins, prior)
-}
 
 // ParseYAML parses YAML config text; name labels errors (a file name).
 func ParseYAML(name string, data []byte) (*Broker, error) {
@@ -53,7 +22,7 @@ func ParseYAML(name string, data []byte) (*Broker, error) {
 		values[k] = e.value
 		origins[k] = origin{file: name, line: e.line}
 	}
-	return parseStatic(values, origins, ferrs)
+	return parseStatic(values, origins, ferrs, nil)
 }
 
 // entry is one flattened YAML key: its value as server.properties would

@@ -175,6 +175,7 @@ func (c *Controller) becomeController(epoch, epochZkVersion int32) {
 	b.send()
 	c.resumeDeletions()
 	c.resumeReassignments()
+	c.followAdminZnodes()
 	if c.cfg.AutoLeaderRebalance {
 		c.rebalance = time.NewTicker(c.cfg.ImbalanceCheckInterval)
 	}

@@ -40,6 +40,11 @@ func readMetaProperties(fsys vfs.FS, path string) (MetaProperties, error) {
 		return mp, err
 	}
 	if v := props["version"]; v != "0" {
+		if v == "1" {
+			// Written by kafka-storage.sh format for a KRaft node: its
+			// metadata is the __cluster_metadata log, not ZooKeeper.
+			return mp, fmt.Errorf("storage: %s: version 1 (node.id=%q): a KRaft-mode log dir, which kafgo cannot run on; kafgo reads log dirs of ZooKeeper-mode brokers (version 0, with broker.id): %w", path, props["node.id"], ErrCorruptFile)
+		}
 		return mp, fmt.Errorf("storage: %s: version %q, only 0 (ZooKeeper mode) is supported: %w", path, v, ErrCorruptFile)
 	}
 	id, err := strconv.ParseInt(props["broker.id"], 10, 32)

@@ -29,11 +29,21 @@ func newBrokerCommand() *cobra.Command {
 
 func newBrokerServeCommand() *cobra.Command {
 	var configPath, logLevel string
+	var checkOnly bool
 	cmd := &cobra.Command{
-		Use:   "serve",
+		Use:   "serve [server.properties]",
 		Short: "Run one broker until SIGTERM or SIGINT",
-		Long: `Run one broker. Settings use Kafka's server.properties names, from a YAML
-file (--config) and/or flags of the same names; flags win over the file.
+		Long: `Run one broker. Settings use Kafka's server.properties names, from a config
+file (a Java properties file such as Kafka's server.properties, or YAML),
+given as the argument as to kafka-server-start.sh or with --config, from
+KAFKA_<KEY> environment variables (the Apache and Confluent images'
+convention: KAFKA_LOG_DIRS is log.dirs, '_' in a key is written '__'), and
+from flags of the same names and --override key=value. Flags win over the
+environment, which wins over the file.
+
+Keys of Kafka's that kafgo does not act on as Kafka would are listed once at
+start-up, each with what kafgo does instead; a key whose absence would
+change what the broker does is refused.
 
 Without zookeeper.connect the broker runs alone on an embedded metadata
 store under log.dirs; with it, brokers form a cluster coordinated through
@@ -42,21 +52,25 @@ ZooKeeper (Kafka 2.x znode layout).
 SIGTERM or SIGINT shuts down cleanly: controlled shutdown moves leaderships
 away, logs are flushed and checkpointed, and a clean-shutdown marker lets the
 next start skip log recovery.`,
-		Example: `  kafgo broker serve --config examples/dev.yaml
+		Example: `  kafgo broker serve /etc/kafka/server.properties --override broker.id=2
+  kafgo broker serve --config examples/dev.yaml
   kafgo broker serve --broker.id 1 --listeners PLAINTEXT://127.0.0.1:9092 \
       --log.dirs /var/lib/kafgo --zookeeper.connect 127.0.0.1:2181
   kafgo broker serve --override num.partitions=6`,
-		Args: cobra.NoArgs,
+		Args: cobra.MaximumNArgs(1),
 	}
-	cmd.Flags().StringVar(&configPath, "config", "", "YAML file of broker settings (Kafka server.properties names)")
+	cmd.Flags().StringVar(&configPath, "config", "", "config file: Java properties (server.properties) or YAML, Kafka's key names")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	cmd.Flags().BoolVar(&checkOnly, "check-config", false, "read the configuration, print the start-up report (keys kafgo does not act on as Kafka would) and exit: 0 if the broker would start with it")
 	flags := config.RegisterFlags(cmd.Flags())
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		overrides, err := flags.Overrides()
-		if err != nil {
-			return err
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			if configPath != "" {
+				return fmt.Errorf("the config file is given twice: %s and --config %s", args[0], configPath)
+			}
+			configPath = args[0]
 		}
-		cfg, err := config.Load(configPath, overrides)
+		overrides, err := flags.Overrides()
 		if err != nil {
 			return err
 		}
@@ -64,10 +78,42 @@ next start skip log recovery.`,
 		if err := level.UnmarshalText([]byte(strings.ToUpper(logLevel))); err != nil {
 			return fmt.Errorf("--log-level %q: %w", logLevel, err)
 		}
+		cfg, err := config.LoadSources(config.Sources{Path: configPath, Env: os.Environ(), Overrides: overrides})
+		if err != nil {
+			return err
+		}
+		if checkOnly {
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "configuration valid: broker.id %d, log.dirs %s, %s\n", cfg.BrokerID, strings.Join(cfg.LogDirs, ","), metadataStore(cfg))
+			for _, n := range cfg.Notices() {
+				fmt.Fprintln(out, n.String())
+			}
+			return nil
+		}
 		logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+		reportNotices(logger, cfg.Notices())
 		return serve(cmd.Context(), cfg, logger)
 	}
 	return cmd
+}
+
+func metadataStore(cfg *config.Broker) string {
+	if cfg.Embedded() {
+		return "embedded metadata store"
+	}
+	return "zookeeper.connect " + cfg.ZooKeeperConnect
+}
+
+// reportNotices logs the start-up report: every key given that kafgo does
+// not act on as Kafka would, once, with what it does instead.
+func reportNotices(logger *slog.Logger, notices []config.Notice) {
+	if len(notices) == 0 {
+		return
+	}
+	logger.Warn("config: keys kafgo does not act on as Kafka would", "count", len(notices))
+	for _, n := range notices {
+		logger.Warn("config: "+n.Action, "key", n.Key, "value", n.Value, "from", n.Origin, "instead", n.Detail)
+	}
 }
 
 func serve(ctx context.Context, cfg *config.Broker, logger *slog.Logger) error {

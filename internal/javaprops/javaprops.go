@@ -1,9 +1,20 @@
 // Package javaprops reads and writes the java.util.Properties text format,
-// which Kafka uses for meta.properties and client config files.
+// which Kafka uses for server.properties, meta.properties and client config
+// files.
+//
+// The reader follows Properties.load: a logical line is one or more natural
+// lines (ended by \n, \r or \r\n) joined where a line ends in an odd number
+// of backslashes, the leading blanks (space, \t, \f) of each continuation
+// line dropped; a line whose first non-blank character is '#' or '!' is a
+// comment, unless it continues a previous line; blank lines are skipped. The
+// key ends at the first unescaped '=', ':' or blank; the separator is blanks
+// with at most one '=' or ':' among them. Keys and values unescape \t \n \r
+// \f, \uXXXX (a surrogate pair of escapes is one character) and \x for any
+// other x, which is x. A key given twice keeps its last value, as in a
+// Hashtable; Entries keeps them all, so a caller can report the repeat.
 package javaprops
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,27 +23,119 @@ import (
 	"unicode/utf16"
 )
 
-// Parse reads the java.util.Properties text format: '#' and '!'
-// comment lines, key and value split by the first unescaped '=', ':' or
-// whitespace, a trailing backslash continuing the logical line, and the
-// \t \n \r \f \uXXXX escapes. Operators copy these files from their Kafka
-// installs, so the format has to be the real one rather than plain k=v.
+// Entry is one key and value of a properties text, with the (1-based)
+// line its logical line starts on.
+type Entry struct {
+	Key, Value string
+	Line       int
+}
+
+// Parse reads r as UTF-8 properties text and returns its keys and values,
+// the last value winning for a key given twice. Operators copy these files
+// from their Kafka installs, so the format has to be the real one rather
+// than plain k=v.
 func Parse(r io.Reader) (map[string]string, error) {
-	out := make(map[string]string)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	data, err := io.ReadAll(io.LimitReader(r, maxText+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading properties: %w", err)
+	}
+	if len(data) > maxText {
+		return nil, fmt.Errorf("reading properties: more than %d bytes", maxText)
+	}
+	entries, err := Entries(string(data))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(entries))
+	for _, e := range entries {
+		out[e.Key] = e.Value
+	}
+	return out, nil
+}
+
+// maxText bounds what Parse reads: config files are kilobytes.
+const maxText = 16 << 20
+
+// DecodeLatin1 turns bytes into text the way Properties.load(InputStream)
+// does, and so Kafka's Utils.loadProps: every byte is one ISO-8859-1
+// character. A UTF-8 "é" therefore reads as the two characters "Ã©", as
+// it does for a Kafka broker; characters beyond Latin-1 belong in \uXXXX
+// escapes, which Properties.store writes.
+func DecodeLatin1(b []byte) string {
+	ascii := true
+	for _, c := range b {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return string(b)
+	}
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
+}
+
+// isBlank is Properties' whitespace: space, tab and form feed only.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\f' }
+
+func trimBlankLeft(s string) string {
+	i := 0
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+// naturalLines splits text at \n, \r and \r\n, as Properties' LineReader.
+func naturalLines(text string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			lines = append(lines, text[start:i])
+			start = i + 1
+		case '\r':
+			lines = append(lines, text[start:i])
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	if start < len(text) {
+		lines = append(lines, text[start:])
+	}
+	return lines
+}
+
+// Entries parses properties text into its entries, in order, keeping a key
+// given twice as two entries. Errors name the line.
+func Entries(text string) ([]Entry, error) {
+	var out []Entry
 	var logical strings.Builder
 	continuing := false
-	for sc.Scan() {
-		line := sc.Text()
-		if continuing {
-			line = strings.TrimLeftFunc(line, unicode.IsSpace)
-		} else {
-			trimmed := strings.TrimLeftFunc(line, unicode.IsSpace)
-			if trimmed == "" || trimmed[0] == '#' || trimmed[0] == '!' {
+	first := 0 // line the current logical line starts on
+	flush := func() error {
+		k, v, err := splitPropertyLine(logical.String())
+		logical.Reset()
+		if err != nil {
+			return fmt.Errorf("line %d: %w", first, err)
+		}
+		out = append(out, Entry{Key: k, Value: v, Line: first})
+		return nil
+	}
+	for n, line := range naturalLines(text) {
+		line = trimBlankLeft(line)
+		if !continuing {
+			if line == "" || line[0] == '#' || line[0] == '!' {
 				continue
 			}
-			line = trimmed
+			first = n + 1
 		}
 		if endsWithOddBackslashes(line) {
 			logical.WriteString(line[:len(line)-1])
@@ -41,22 +144,15 @@ func Parse(r io.Reader) (map[string]string, error) {
 		}
 		logical.WriteString(line)
 		continuing = false
-		k, v, err := splitPropertyLine(logical.String())
-		logical.Reset()
-		if err != nil {
+		if err := flush(); err != nil {
 			return nil, err
 		}
-		out[k] = v
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading properties: %w", err)
 	}
 	if continuing {
-		k, v, err := splitPropertyLine(logical.String())
-		if err != nil {
+		// A backslash on the last line continues into nothing.
+		if err := flush(); err != nil {
 			return nil, err
 		}
-		out[k] = v
 	}
 	return out, nil
 }
@@ -78,20 +174,20 @@ func splitPropertyLine(line string) (string, string, error) {
 			i++
 			continue
 		}
-		if c == '=' || c == ':' || c == ' ' || c == '\t' || c == '\f' {
+		if c == '=' || c == ':' || isBlank(c) {
 			end = i
 			break
 		}
 	}
 	key := line[:end]
 	rest := line[end:]
-	// The separator is optional whitespace, then at most one '=' or ':',
-	// then optional whitespace.
-	rest = strings.TrimLeft(rest, " \t\f")
+	// The separator is optional blanks, then at most one '=' or ':', then
+	// optional blanks.
+	rest = trimBlankLeft(rest)
 	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
 		rest = rest[1:]
 	}
-	rest = strings.TrimLeft(rest, " \t\f")
+	rest = trimBlankLeft(rest)
 	k, err := unescapeProperty(key)
 	if err != nil {
 		return "", "", err
@@ -154,6 +250,11 @@ func unescapeProperty(s string) (string, error) {
 
 // hex4 decodes the four hex digits of a \uXXXX escape.
 func hex4(s string) (rune, error) {
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
+			return 0, fmt.Errorf("%q is not four hex digits", s)
+		}
+	}
 	n, err := strconv.ParseUint(s, 16, 16)
 	return rune(n), err
 }

@@ -78,3 +78,60 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+// javaLoadInput exercises every rule of Properties.load at once; want is
+// what java.util.Properties.load(InputStream) (OpenJDK 17+) returned for
+// these exact bytes, key => value, so the expectations are Java's, not ours.
+const javaLoadInput = "# c\n! c2\n  broker.id=1\ncluster.id : abc\nkey\\ with\\ space value\nmulti = a\\\n    b\\\n\n  after=1\nsep1 :=v\nsep2==v\nsep3= :v\nsep4\t\fv\n\fff=1\r\ncr=1\rcr2=2\nlatin=\xc3\xa9\nesc=\\q\\=\\:\\\\\ntrail=x\\\\\ndup=1\ndup=2\n#comment\\\nnotcont=1\nbare\nemptyval=\n  # indented comment\nlast=z\\"
+
+var javaLoadWant = map[string]string{
+	"after": "1", "bare": "", "broker.id": "1", "cluster.id": "abc", "cr": "1", "cr2": "2",
+	"dup": "2", "emptyval": "", "esc": `q=:\`, "ff": "1", "key with space": "value", "last": "z",
+	"latin": "\u00c3\u00a9", "multi": "ab", "notcont": "1", "sep1": "=v", "sep2": "=v",
+	"sep3": ":v", "sep4": "v", "trail": `x\`,
+}
+
+func TestEntriesMatchJavaLoad(t *testing.T) {
+	entries, err := Entries(DecodeLatin1([]byte(javaLoadInput)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range entries {
+		got[e.Key] = e.Value
+	}
+	for k, v := range javaLoadWant {
+		if got[k] != v {
+			t.Errorf("%q = %q, want %q", k, got[k], v)
+		}
+	}
+	if len(got) != len(javaLoadWant) {
+		t.Errorf("got %d keys, want %d: %q", len(got), len(javaLoadWant), got)
+	}
+}
+
+// TestEntriesLines: each entry carries the line its logical line starts
+// on, and a repeated key is kept twice, in order, so a loader can report it.
+func TestEntriesLines(t *testing.T) {
+	in := "# header\n\na=1\nb = x\\\n  y\r\nc=3\ra=4\n"
+	got, err := Entries(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{{"a", "1", 3}, {"b", "xy", 4}, {"c", "3", 6}, {"a", "4", 7}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Entries = %v, want %v", got, want)
+	}
+	if _, err := Entries("ok=1\n\nbad=\\u12G4\n"); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("malformed escape: %v, want an error naming line 3", err)
+	}
+}
+
+func TestDecodeLatin1(t *testing.T) {
+	if got := DecodeLatin1([]byte("plain")); got != "plain" {
+		t.Errorf("ascii: %q", got)
+	}
+	if got := DecodeLatin1([]byte{'a', 0xe9, 0xff}); got != "a\u00e9\u00ff" {
+		t.Errorf("latin-1: %q", got)
+	}
+}

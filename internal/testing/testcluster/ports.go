@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"testing"
 
 	"github.com/prometheus/procfs"
 )
@@ -56,4 +57,15 @@ func freePort() (int, error) {
 		return p, nil
 	}
 	return 0, fmt.Errorf("testcluster: no free port in %d-%d after 1000 tries", lowestPort, high-1)
+}
+
+// FreePort returns a free 127.0.0.1 port for a process the test starts
+// itself (see freePort for why not :0).
+func FreePort(t testing.TB) int {
+	t.Helper()
+	p, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
