@@ -26,6 +26,13 @@ func Run(ctx context.Context, src Source, o Options, in io.Reader, out io.Writer
 	return nil
 }
 
+// How often, and how far apart, RenderOnce asks again for a topic the
+// first answer lacked.
+const (
+	missingTopicRetries = 4
+	missingTopicBackoff = 250 * time.Millisecond
+)
+
 // RenderOnce takes one snapshot and renders the frame of o.View at
 // width×height, as the live view would show it without what only a live
 // view needs (key help, refresh schedule): what --once prints.
@@ -34,6 +41,24 @@ func RenderOnce(ctx context.Context, src Source, o Options, width, height int) (
 	m := New(src, o)
 	m.ctx = ctx
 	msg := m.fetch()().(snapshotMsg)
+	if msg.err != nil {
+		return "", msg.err
+	}
+	// A broker that has just started answers Metadata from an empty cache
+	// until the controller's first update reaches it, so one answer
+	// without the topic is not proof: ask again (another broker may
+	// answer) a few times before saying it does not exist.
+	for try := 0; try < missingTopicRetries && o.Topic != "" && msg.err == nil; try++ {
+		if _, ok := msg.snap.Topic(o.Topic); ok {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(missingTopicBackoff):
+		}
+		msg = m.fetch()().(snapshotMsg)
+	}
 	if msg.err != nil {
 		return "", msg.err
 	}
