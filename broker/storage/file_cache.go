@@ -276,6 +276,15 @@ func (h *cachedFile) Truncate(size int64) error {
 	return f.Truncate(size)
 }
 
+func (h *cachedFile) Reserve(off, n int64) error {
+	f, err := h.acquire()
+	if err != nil {
+		return err
+	}
+	defer h.release()
+	return vfs.Reserve(f, off, n)
+}
+
 func (h *cachedFile) DataSync() error {
 	f, err := h.acquire()
 	if err != nil {

@@ -50,6 +50,7 @@ type segment struct {
 	rollingTsKnown  bool
 	maxTsW          int64 // largest timestamp so far, feeding the time index
 	maxTsOffW       int64
+	reservedTo      int64 // the .log has blocks set aside up to here (vfs.Reserve)
 
 	statMu   sync.Mutex
 	maxTs    int64 // published copies of maxTsW/maxTsOffW, for readers
@@ -159,6 +160,9 @@ func (s *segment) seal() error {
 	if err := s.offIdx.trim(); err != nil {
 		return err
 	}
+	if err := s.releaseReserved(); err != nil {
+		return err
+	}
 	return s.timeIdx.trim()
 }
 
@@ -248,6 +252,7 @@ func (s *segment) append(data []byte, largestOffset, largestTs, offsetOfLargestT
 // writeData writes b at off; on any failure the file is cut back to off, so a
 // partial write never stays behind what the segment has published.
 func (s *segment) writeData(b []byte, off int64) error {
+	s.reserveFor(off, off+int64(len(b)))
 	n, err := s.log.WriteAt(b, off)
 	if err == nil && n != len(b) {
 		err = io.ErrShortWrite
@@ -258,7 +263,48 @@ func (s *segment) writeData(b []byte, off int64) error {
 	if terr := s.log.Truncate(off); terr != nil {
 		s.logger.Error("storage: cannot cut back a failed write", "segment", s.logPath, "byte", off, "err", terr)
 	}
+	s.reservedTo = off
 	return fmt.Errorf("storage: write %s at byte %d: %w", s.logPath, off, err)
+}
+
+// How far past a write the active segment's blocks are reserved: as much
+// as the segment already holds, between these bounds. Growing with the
+// segment keeps the reservation of an idle partition's small segment
+// small (tens of thousands of partitions) and makes the fallocate calls
+// of a busy one rare; a sealed segment gives the rest back.
+const (
+	minReserveAhead = 64 << 10
+	maxReserveAhead = 4 << 20
+)
+
+// reserveFor reserves blocks beyond a write ending at end before it is
+// made, so the write does not allocate. A reservation that fails (a full
+// disk, a file system without it) is not retried for this range: the
+// write itself then allocates, or reports the error.
+func (s *segment) reserveFor(off, end int64) {
+	if end <= s.reservedTo {
+		return
+	}
+	from := max(off, s.reservedTo)
+	to := end + min(max(end, minReserveAhead), maxReserveAhead)
+	if err := s.log.Reserve(from, to-from); err != nil {
+		s.logger.Debug("storage: cannot reserve blocks ahead of appends", "segment", s.logPath, "err", err)
+	}
+	s.reservedTo = to
+}
+
+// releaseReserved gives back the blocks reserved past the segment's end:
+// truncating a file to its own size frees what lies beyond it.
+func (s *segment) releaseReserved() error {
+	size := s.size.Load()
+	if s.reservedTo <= size {
+		return nil
+	}
+	if err := s.log.Truncate(size); err != nil {
+		return fmt.Errorf("storage: release reserved blocks of %s: %w", s.logPath, err)
+	}
+	s.reservedTo = size
+	return nil
 }
 
 // publishStats makes the largest timestamp of the segment visible to readers;

@@ -210,6 +210,7 @@ func (s *segment) truncateTo(offset int64, cfg *LogConfig, nowMs int64) (int64, 
 	if err := s.log.Truncate(pos); err != nil {
 		return 0, fmt.Errorf("storage: truncate %s to %d bytes: %w", s.logPath, pos, err)
 	}
+	s.reservedTo = pos
 	if pos == 0 {
 		s.created = nowMs
 		s.rollingTs, s.rollingTsKnown = noTimestamp, false

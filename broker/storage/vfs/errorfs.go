@@ -305,6 +305,10 @@ func (f *errorFile) Allocate(off, n int64) error {
 	return f.f.Allocate(off, n)
 }
 
+// Reserve is advice (see the package's Reserve): it passes through, and
+// faults are injected at the writes it would have sped up.
+func (f *errorFile) Reserve(off, n int64) error { return Reserve(f.f, off, n) }
+
 func (f *errorFile) Stat() (fs.FileInfo, error) {
 	if err := f.e.check(OpStat, f.f.Name()); err != nil {
 		return nil, pathErr("stat", f.f.Name(), err)

@@ -56,6 +56,7 @@ func (o *osFile) Truncate(size int64) error                { return o.f.Truncate
 func (o *osFile) Sync() error                              { return o.f.Sync() }
 func (o *osFile) DataSync() error                          { return dataSync(o.f) }
 func (o *osFile) Allocate(off, n int64) error              { return allocate(o.f, off, n) }
+func (o *osFile) Reserve(off, n int64) error               { return reserve(o.f, off, n) }
 func (o *osFile) Stat() (fs.FileInfo, error)               { return o.f.Stat() }
 func (o *osFile) Close() error                             { return o.f.Close() }
 

@@ -58,6 +58,31 @@ func allocate(f *os.File, off, n int64) error {
 	return &os.PathError{Op: "fallocate", Path: f.Name(), Err: ferr}
 }
 
+// reserve sets blocks aside for [off, off+n) past the end of f without
+// changing its size (see Reserve). File systems without
+// FALLOC_FL_KEEP_SIZE answer EOPNOTSUPP: that only costs speed.
+func reserve(f *os.File, off, n int64) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	const keepSize = 0x1 // FALLOC_FL_KEEP_SIZE
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = syscall.Fallocate(int(fd), keepSize, off, n); ferr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if ferr == nil || errors.Is(ferr, syscall.EOPNOTSUPP) || errors.Is(ferr, syscall.ENOSYS) {
+		return nil
+	}
+	return &os.PathError{Op: "fallocate", Path: f.Name(), Err: ferr}
+}
+
 // adviseRandom turns off readahead on a mapping: the writer touches each
 // page of an index once, in order, and lookups binary-search it, so the
 // kernel's fault-around readahead (which allocated and zeroed a window of
